@@ -1,0 +1,1 @@
+//! `agenticcann-build`: everything a build needs, reused by the `cargo agenticcann` CLI.
