@@ -1,0 +1,35 @@
+// ascendc_sim/gm.h — Global Memory as the host allocated it.
+//
+// On the simulator, device memory is host memory. Every allocation the host makes
+// (aclrtMalloc, aclrtMallocHost, AscendC::GmAlloc) is registered here, allocation by
+// allocation, so that kernel accesses are checked against what the host allocated —
+// not against what the kernel claims in SetGlobalBuffer (field case FC-06).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ascendc_sim::gm {
+
+/// Who made an allocation; printed in diagnostics.
+enum class Origin : uint8_t { AclrtMalloc, AclrtMallocHost, GmAlloc };
+
+/// Records [ptr, ptr + bytes) as device memory. Thread-safe.
+void register_allocation(const void* ptr, size_t bytes, Origin origin);
+
+/// Forgets the allocation that starts at `ptr`. Returns false when `ptr` is not the
+/// start of a registered allocation (the caller reports the error).
+bool unregister_allocation(const void* ptr);
+
+/// The registered allocation containing `ptr`, if any.
+struct Allocation {
+  const uint8_t* base = nullptr;
+  size_t bytes = 0;
+  Origin origin = Origin::AclrtMalloc;
+};
+bool find_allocation(const void* ptr, Allocation* out);
+
+/// True when [ptr, ptr + bytes) lies inside one registered allocation.
+bool in_bounds(const void* ptr, size_t bytes);
+
+}  // namespace ascendc_sim::gm
