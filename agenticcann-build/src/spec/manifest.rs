@@ -901,6 +901,7 @@ fn check_shapes(
         let Some(t) = sink.table(&field, entry) else {
             continue;
         };
+        let entry_before = sink.problems.len();
         let mut binding = HashMap::new();
         for (k, v) in t {
             let f = format!("{field}.{k}");
@@ -937,7 +938,7 @@ fn check_shapes(
                 );
             }
         }
-        if sink.problems.len() == before {
+        if sink.problems.len() == entry_before {
             for (name, decl) in inputs.iter().chain(outputs) {
                 let n = decl
                     .shape

@@ -246,7 +246,7 @@ fn broadcast(shapes: &[&ShapeTemplate], span: Span) -> Result<ShapeTemplate, Ref
                             shown.join(" and "),
                             match (prev, d) {
                                 (Dim::Named(n), Dim::Fixed(k)) | (Dim::Fixed(k), Dim::Named(n)) =>
-                                    format!("`{n}` would have to be {k}; declare it as {k} or use the same name"),
+                                    format!("dimension `{n}` is used with two different sizes, {n} and {k}: `{n}` would have to be {k}; declare it as {k} or use one name"),
                                 (Dim::Named(a), Dim::Named(b)) =>
                                     format!("`{a}` and `{b}` may be bound to different sizes; use one name"),
                                 _ => "only equal sizes or 1 broadcast".to_string(),
