@@ -47,11 +47,10 @@ fn exercise_reference(src: &str) {
     ]);
     let attrs = HashMap::from([("eps".to_string(), 1e-6)]);
     let result = evaluate(&r, &inputs, &attrs);
-    if inferred.is_ok() {
+    if let Ok(shapes) = inferred {
         // A reference that passes inference evaluates (except empty max/min, impossible
         // here) with the inferred shapes.
         let values = result.unwrap_or_else(|e| panic!("{}", e.render(src)));
-        let shapes = inferred.unwrap();
         for (name, v) in &values {
             let t = &shapes[name];
             let concrete: Vec<usize> = t
