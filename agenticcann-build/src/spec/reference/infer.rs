@@ -238,20 +238,19 @@ fn broadcast(shapes: &[&ShapeTemplate], span: Span) -> Result<ShapeTemplate, Ref
                 Some(prev) if *d == Dim::Fixed(1) => Some(prev),
                 Some(prev) => {
                     let shown: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
+                    let why = match (prev, d) {
+                        (Dim::Named(n), Dim::Fixed(k)) | (Dim::Fixed(k), Dim::Named(n)) => format!(
+                            "dimension `{n}` is used with two different sizes, {n} and {k} (declare it as {k}, or give both the same name)"
+                        ),
+                        (Dim::Named(a), Dim::Named(b)) => format!(
+                            "dimensions `{a}` and `{b}` meet on one axis but may be bound to different sizes (use one name)"
+                        ),
+                        _ => format!("sizes {prev} and {d} differ and neither is 1"),
+                    };
                     return Err(ReferenceError::new(
                         ReferenceErrorKind::Shape,
                         span,
-                        format!(
-                            "shapes {} do not broadcast: dimension {prev} against {d} ({})",
-                            shown.join(" and "),
-                            match (prev, d) {
-                                (Dim::Named(n), Dim::Fixed(k)) | (Dim::Fixed(k), Dim::Named(n)) =>
-                                    format!("dimension `{n}` is used with two different sizes, {n} and {k}: `{n}` would have to be {k}; declare it as {k} or use one name"),
-                                (Dim::Named(a), Dim::Named(b)) =>
-                                    format!("`{a}` and `{b}` may be bound to different sizes; use one name"),
-                                _ => "only equal sizes or 1 broadcast".to_string(),
-                            }
-                        ),
+                        format!("shapes {} do not broadcast: {why}", shown.join(" and ")),
                     ));
                 }
             };
