@@ -124,6 +124,8 @@ impl<'de> serde::Deserialize<'de> for Key {
 enum Node {
     Number(u64),
     Input(String),
+    /// A name that resolves to nothing: only in hand-built, unvalidated specs.
+    Free(String),
     Attr(String),
     Neg(usize),
     Binary(BinaryOp, usize, usize),
@@ -136,7 +138,7 @@ enum Node {
 impl Node {
     fn children(&self) -> Vec<usize> {
         match self {
-            Node::Number(_) | Node::Input(_) | Node::Attr(_) => vec![],
+            Node::Number(_) | Node::Input(_) | Node::Attr(_) | Node::Free(_) => vec![],
             Node::Neg(a) | Node::Cast(_, a) | Node::Reduce(_, _, _, a) => vec![*a],
             Node::Binary(_, a, b) => vec![*a, *b],
             Node::Call(_, args) => args.clone(),
@@ -169,10 +171,10 @@ impl<'a> Dag<'a> {
     fn expr(&mut self, e: &'a Expr) -> usize {
         match &e.kind {
             ExprKind::Number(v) => self.add(Node::Number(v.to_bits()), 0),
-            ExprKind::Name(n) => *self
-                .names
-                .get(n.as_str())
-                .expect("a validated reference only uses defined names"),
+            ExprKind::Name(n) => match self.names.get(n.as_str()) {
+                Some(&id) => id,
+                None => self.add(Node::Free(n.clone()), 0),
+            },
             ExprKind::Neg(x) => {
                 let a = self.expr(x);
                 let r = self.ranks[a];
@@ -221,10 +223,10 @@ fn write_shape(out: &mut String, shape: &ShapeTemplate, dims: &[String]) {
         }
         match d {
             Dim::Fixed(n) => write!(out, "{n}").expect("write to String"),
-            Dim::Named(n) => {
-                let pos = dims.iter().position(|x| x == n).expect("dim listed");
-                write!(out, "${pos}").expect("write to String")
-            }
+            Dim::Named(n) => match dims.iter().position(|x| x == n) {
+                Some(pos) => write!(out, "${pos}").expect("write to String"),
+                None => write!(out, "${n}").expect("write to String"),
+            },
         }
     }
     out.push(']');
@@ -307,6 +309,7 @@ pub fn canonical_encoding(op: &OpSpec) -> String {
             let text = match &dag.nodes[node] {
                 Node::Number(bits) => format!("num {bits:016x}"),
                 Node::Input(n) => format!("input {n}"),
+                Node::Free(n) => format!("free {n}"),
                 Node::Attr(n) => format!("attr {n}"),
                 Node::Neg(a) => format!("neg %{}", c(*a)),
                 Node::Binary(op, a, b) => format!("{} %{} %{}", binary_name(*op), c(*a), c(*b)),
@@ -355,6 +358,21 @@ fn binary_name(op: BinaryOp) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serde_as_hex_string() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Entry {
+            key: Key,
+        }
+        let e = Entry {
+            key: Key::from_bytes([7; 32]),
+        };
+        let text = toml::to_string(&e).unwrap();
+        assert_eq!(text, format!("key = \"{}\"\n", "07".repeat(32)));
+        assert_eq!(toml::from_str::<Entry>(&text).unwrap(), e);
+        assert!(toml::from_str::<Entry>("key = \"zz\"").is_err());
+    }
 
     #[test]
     fn hex_round_trip_and_errors() {

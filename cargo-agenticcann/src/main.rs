@@ -29,6 +29,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A closed stdout (`| head`) is not an error worth reporting.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_USAGE)

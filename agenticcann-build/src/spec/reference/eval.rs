@@ -98,7 +98,7 @@ impl Env<'_> {
                     (Func::Where, [c, a, b]) => {
                         zip3(c, a, b, e.span, |c, a, b| if c != 0.0 { a } else { b })?
                     }
-                    (f, [x]) => {
+                    (f, [x]) if f.arity() == 1 => {
                         let g = unary_fn(*f);
                         x.mapv(g)
                     }
@@ -121,7 +121,8 @@ impl Env<'_> {
     }
 }
 
-/// The scalar function of a one-argument [`Func`].
+/// The scalar function of a one-argument [`Func`] (for the others, which take 2 or 3
+/// arguments, a function that returns NaN).
 pub fn unary_fn(f: Func) -> fn(f64) -> f64 {
     match f {
         Func::Exp => libm::exp,

@@ -248,7 +248,8 @@ fn name_and_shape_errors() {
     assert!(e[0].message.contains("`n` and `m`"), "{}", e[0].message);
     let e = infer("y = a + b", &[("a", t(&["n"])), ("b", t(&["4"]))], &[]).unwrap_err();
     assert!(
-        e[0].message.contains("`n` is used with two different sizes, n and 4"),
+        e[0].message
+            .contains("`n` is used with two different sizes, n and 4"),
         "{}",
         e[0].message
     );
