@@ -200,10 +200,11 @@ pub fn input_rng(seed: u64, name: &str) -> ChaCha8Rng {
 /// Generates one array per input of `op` for concrete `shapes` (input name → shape), from
 /// each input's distribution, reproducibly from `seed`.
 ///
-/// Inputs missing from `shapes` are skipped; use [`OpSpec::input_shapes`] to get them from a
-/// binding of named dimensions.
+/// Inputs missing from `shapes` are skipped; use [`OpSpec::tensor_shapes`] to get them from
+/// a binding of named dimensions, or [`OpSpec::generate_inputs`] for both steps.
 ///
-/// [`OpSpec::input_shapes`]: super::OpSpec::input_shapes
+/// [`OpSpec::tensor_shapes`]: super::OpSpec::tensor_shapes
+/// [`OpSpec::generate_inputs`]: super::OpSpec::generate_inputs
 pub fn generate_inputs(
     op: &super::OpSpec,
     shapes: &HashMap<String, Vec<usize>>,

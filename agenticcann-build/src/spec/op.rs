@@ -294,7 +294,7 @@ impl OpSpec {
     /// Evaluates the reference in f64 on `inputs` and returns the outputs, not rounded.
     ///
     /// # Errors
-    /// As [`evaluate`](super::reference::evaluate); also when inputs do not have shapes
+    /// As [`evaluate`]; also when inputs do not have shapes
     /// that broadcast as declared.
     pub fn evaluate(
         &self,
@@ -309,7 +309,7 @@ impl OpSpec {
     }
 
     /// The golden outputs: [`evaluate`](Self::evaluate), then each output rounded to its
-    /// dtype with [`cast_to_dtype`](super::cast_to_dtype).
+    /// dtype with [`cast_to_dtype`].
     ///
     /// # Errors
     /// As [`evaluate`](Self::evaluate).

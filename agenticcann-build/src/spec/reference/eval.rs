@@ -21,7 +21,7 @@ use crate::spec::dtype::cast_to_dtype;
 /// Returns the value of every assigned name (outputs and intermediates). Inputs should
 /// already hold values representable in their dtype (see
 /// [`generate_inputs`](crate::spec::init::generate_inputs)); outputs are not rounded: apply
-/// [`cast_to_dtype`](crate::spec::cast_to_dtype) for the declared output dtype.
+/// [`cast_to_dtype`] for the declared output dtype.
 ///
 /// # Errors
 /// A [`ReferenceError`] with the span of the failing expression when a name is missing,

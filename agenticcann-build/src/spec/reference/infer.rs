@@ -193,6 +193,24 @@ fn infer_expr(
     })
 }
 
+/// The shape of one expression given the shapes of the names it uses (as returned by
+/// [`infer_shapes`]): for walking a reference node by node, e.g. to lower it.
+///
+/// # Errors
+/// As [`infer_shapes`] for this expression: undefined names, operands that do not
+/// broadcast, bad axes.
+pub fn shape_of(
+    expr: &Expr,
+    names: &BTreeMap<String, ShapeTemplate>,
+) -> Result<ShapeTemplate, ReferenceError> {
+    let scope: HashMap<String, (Origin, Option<ShapeTemplate>)> = names
+        .iter()
+        .map(|(k, v)| (k.clone(), (Origin::Input, Some(v.clone()))))
+        .collect();
+    let shape = infer_expr(expr, &scope, &HashMap::new(), 0)?;
+    Ok(shape.expect("every name in scope has a shape"))
+}
+
 /// The axis index `axis` names in a shape of rank `rank` (`-1` = last), if in range.
 pub fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     let r = rank as i64;

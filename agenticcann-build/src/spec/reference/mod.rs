@@ -32,7 +32,7 @@ mod parser;
 pub use ast::{is_reserved, BinaryOp, Expr, ExprKind, Func, Ident, ReduceOp, Statement, RESERVED};
 pub use error::{ReferenceError, ReferenceErrorKind, Span};
 pub use eval::{binary_fn, broadcast_shapes, evaluate, unary_fn};
-pub use infer::{infer_shapes, normalize_axis};
+pub use infer::{infer_shapes, normalize_axis, shape_of};
 
 /// The deepest expression tree [`Reference::parse`] accepts (nesting of parentheses, calls
 /// and unary minus, and length of operator chains). Walks over parsed trees may recurse.

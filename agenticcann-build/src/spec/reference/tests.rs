@@ -168,6 +168,16 @@ fn infers_broadcast_and_reduction_shapes() {
     assert_eq!(s["r"], t(&["4096"]));
     assert_eq!(s["y"], x);
     assert_eq!(s["eps"], t(&[]));
+    // Any sub-expression's shape, from the names' shapes.
+    let r = parse("y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + eps) * g");
+    let ExprKind::Binary { lhs, .. } = &r.statements[0].value.kind else {
+        panic!()
+    };
+    let ExprKind::Binary { rhs: rsqrt, .. } = &lhs.kind else {
+        panic!()
+    };
+    assert_eq!(shape_of(rsqrt, &s).unwrap(), t(&["rows", "1"]));
+    assert_eq!(shape_of(&r.statements[0].value, &s).unwrap(), x);
     // [R,1] against [R,H] and [H] against [R,H].
     let s = infer(
         "y = a + b + c",
