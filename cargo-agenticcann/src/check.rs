@@ -8,7 +8,7 @@ use agenticcann_build::spec::{check_manifest_path, ManifestReport, OpSpec};
 use anyhow::Result;
 
 use crate::cli::{CheckArgs, MessageFormat};
-use crate::report::{print_human, print_json, Diagnostic, OpResult};
+use crate::report::{print_human, print_json, Diagnostic, OpResult, TensorInfo};
 use crate::select;
 
 /// Runs `check`; the exit code is 0 when every op is valid, 1 otherwise.
@@ -73,6 +73,8 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
         pattern: None,
         pattern_guessed: false,
         evaluated_shape: None,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
         errors: package_errors.clone(),
         warnings: Vec::new(),
     };
@@ -95,6 +97,7 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
                     let (pattern, guessed) = op.pattern_guess();
                     r.pattern = Some(pattern.as_str().to_string());
                     r.pattern_guessed = guessed;
+                    describe(op, &mut r);
                     evaluate_once(op, seed, &mut r);
                     if r.errors.is_empty() {
                         r.key = Some(op.key().to_string());
@@ -105,6 +108,49 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
             r
         })
         .collect()
+}
+
+/// Fills in tensors with their settings, and warns about inputs and attrs the reference
+/// never reads.
+fn describe(op: &OpSpec, r: &mut OpResult) {
+    r.inputs = op
+        .inputs
+        .iter()
+        .map(|i| TensorInfo {
+            name: i.name.clone(),
+            decl: i.decl.to_string(),
+            init: Some(i.init.to_string()),
+            atol: None,
+            rtol: None,
+        })
+        .collect();
+    r.outputs = op
+        .outputs
+        .iter()
+        .map(|o| TensorInfo {
+            name: o.name.clone(),
+            decl: o.decl.to_string(),
+            init: None,
+            atol: Some(o.tolerance.atol),
+            rtol: Some(o.tolerance.rtol),
+        })
+        .collect();
+    let read = op.reference.names_read();
+    let unused = op
+        .inputs
+        .iter()
+        .map(|i| ("inputs", &i.name))
+        .chain(op.attrs.iter().map(|a| ("attrs", &a.name)))
+        .filter(|(_, n)| !read.contains(n.as_str()));
+    for (table, name) in unused {
+        r.warnings.push(Diagnostic {
+            field: format!("{table}.{name}"),
+            message: format!("`{name}` is declared but the reference never reads it"),
+            line: None,
+            column: None,
+            snippet: None,
+        });
+    }
 }
 
 /// Evaluates the reference on the op's smallest declared shape with seeded inputs; an

@@ -42,8 +42,10 @@ workspace that cannot be loaded.
 
 With --message-format json, stdout has one JSON object per line per op: package, \
 manifest_path, op, ok, key, soc, arch, pattern, pattern_guessed, evaluated_shape, \
+inputs [{name, decl, init}], outputs [{name, decl, atol, rtol}], \
 errors [{field, message, line?, column?, snippet?}], warnings [{field, message}]. A package \
-whose problems are not tied to one op and that has no ops gets one object with op = null.";
+whose problems are not tied to one op and that has no ops gets one object with op = null. \
+Fields are only ever added.";
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -38,6 +38,24 @@ impl From<&Problem> for Diagnostic {
     }
 }
 
+/// A tensor of a valid op, with the verification settings that apply to it after defaults.
+#[derive(Clone, Debug, Serialize)]
+pub struct TensorInfo {
+    /// The name.
+    pub name: String,
+    /// Dtype and shape as declared (`f16[rows, 4096]`).
+    pub decl: String,
+    /// Inputs: the distribution verification draws from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<String>,
+    /// Outputs: absolute tolerance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atol: Option<f64>,
+    /// Outputs: relative tolerance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtol: Option<f64>,
+}
+
 /// The outcome of checking one op (or, with `op: None`, a package with no op to blame).
 #[derive(Clone, Debug, Serialize)]
 pub struct OpResult {
@@ -61,6 +79,10 @@ pub struct OpResult {
     pub pattern_guessed: bool,
     /// The binding of named dimensions the reference was evaluated on.
     pub evaluated_shape: Option<BTreeMap<String, usize>>,
+    /// Inputs in manifest order (valid ops only).
+    pub inputs: Vec<TensorInfo>,
+    /// Outputs in manifest order (valid ops only).
+    pub outputs: Vec<TensorInfo>,
     /// Why the spec is invalid.
     pub errors: Vec<Diagnostic>,
     /// Things that do not make the spec invalid but deserve a look.

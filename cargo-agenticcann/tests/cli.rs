@@ -195,6 +195,43 @@ fn invalid_crate_human_output_shows_carets() {
 }
 
 #[test]
+fn warnings_for_unused_inputs_and_non_finite_outputs() {
+    let dir = std::env::temp_dir().join(format!("agenticcann-cli-warn-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        r#"[package]
+name = "warn"
+version = "0.1.0"
+edition = "2021"
+[workspace]
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.log_op]
+inputs = { x = "f32[8]", unused = "f32[8]" }
+outputs = { y = "f32[8]" }
+attrs = { k = 2 }
+reference = "y = log(x)"
+"#,
+    )
+    .unwrap();
+    let (code, objects) = json(&[
+        "--manifest-path",
+        &dir.join("Cargo.toml").display().to_string(),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "warnings do not make a spec invalid");
+    let w = objects[0]["warnings"].as_array().unwrap();
+    let fields: Vec<&str> = w.iter().map(|d| d["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["inputs.unused", "attrs.k", "reference"]);
+    assert!(
+        w[2]["message"].as_str().unwrap().contains("non-finite"),
+        "{w:?}"
+    );
+}
+
+#[test]
 fn unknown_soc_invalidates_every_op() {
     let (code, objects) = json(&["--manifest-path", &manifest("invalid-soc")]);
     assert_eq!(code, 1);
@@ -236,6 +273,20 @@ fn workspace_defaults_and_package_selection() {
     assert_ne!(all[0]["key"], all[1]["key"]);
     // Tolerance and init are verification settings, not part of the key.
     assert_eq!(all[1]["key"], all[2]["key"]);
+    // Defaults: a takes the workspace's f16 tolerance and init; b's package rtol overrides
+    // the workspace's; b's op values override both.
+    let out = |o: &Value| {
+        (
+            o["outputs"][0]["atol"].clone(),
+            o["outputs"][0]["rtol"].clone(),
+        )
+    };
+    assert_eq!(out(&all[0]), (5e-3.into(), 4e-3.into()));
+    assert_eq!(out(&all[1]), (5e-3.into(), 1e-2.into()));
+    assert_eq!(out(&all[2]), (1e-4.into(), 1e-4.into()));
+    assert_eq!(all[0]["inputs"][0]["init"], "normal(0, 0.5)");
+    assert_eq!(all[2]["inputs"][0]["init"], "uniform(-2, 2)");
+    assert_eq!(all[0]["inputs"][0]["decl"], "f16[n]");
 
     // A virtual root without flags: its default members (all three).
     let (_, default) = json(&["--manifest-path", &root]);

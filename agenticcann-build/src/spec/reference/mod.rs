@@ -90,6 +90,19 @@ impl Reference {
         found
     }
 
+    /// Every name read by some statement (inputs, attrs and intermediates).
+    pub fn names_read(&self) -> std::collections::BTreeSet<&str> {
+        let mut out = std::collections::BTreeSet::new();
+        for s in &self.statements {
+            s.value.walk(&mut |e| {
+                if let ExprKind::Name(n) = &e.kind {
+                    out.insert(n.as_str());
+                }
+            });
+        }
+        out
+    }
+
     /// The statements printed back in canonical syntax, one per line (see `Display` for
     /// [`Expr`]).
     pub fn to_canonical_source(&self) -> String {
