@@ -37,6 +37,7 @@ pub mod reference;
 mod shape;
 mod soc;
 mod tolerance;
+mod validate;
 
 pub use attr::AttrValue;
 pub use dtype::{cast_array_to_dtype, cast_to_dtype, Dtype, UnknownDtype};
