@@ -164,6 +164,7 @@ fn workspace_defaults_apply_under_package_and_op_values() {
     assert_eq!(a.soc.name(), "Ascend910B2");
     assert_eq!(a.kernels, PathBuf::from("store"));
     assert_eq!(a.kernels_dir(), root.join("a/store"));
+    assert_eq!(a.workspace_manifest_path, Some(root.join("Cargo.toml")));
     let op = &a.ops[0];
     assert_eq!(
         op.outputs[0].tolerance,

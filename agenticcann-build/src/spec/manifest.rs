@@ -92,6 +92,7 @@ impl ManifestReport {
         Ok(Some(Spec {
             package: self.package,
             manifest_path: self.manifest_path,
+            workspace_manifest_path: self.workspace_manifest_path,
             soc,
             kernels: self.kernels,
             ops: self.ops.into_iter().filter_map(|o| o.result.ok()).collect(),

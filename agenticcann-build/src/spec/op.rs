@@ -24,6 +24,9 @@ pub struct Spec {
     pub package: String,
     /// The package's `Cargo.toml`, when loaded from a file.
     pub manifest_path: Option<PathBuf>,
+    /// The workspace root manifest whose `[workspace.metadata.agenticcann]` gave defaults,
+    /// when one was found (a build script prints `cargo:rerun-if-changed` for it too).
+    pub workspace_manifest_path: Option<PathBuf>,
     /// The target SoC (package value, else workspace value).
     pub soc: Soc,
     /// The store folder relative to the crate root (default `kernels`).
