@@ -9,7 +9,7 @@
 //   queue_foreign_tensor, queue_enque_wrong_state, queue_enque_beyond_depth,
 //   queue_tensor_not_freed, queue_not_initialized, repeat_out_of_range, field_out_of_range,
 //   reduce_work_buffer_too_small, flag_wait_deadlock, flag_unpaired, block_dim_invalid,
-//   kernel_exception, profile_invalid.
+//   kernel_exception, profile_invalid, cost_model_error.
 #include <cstdio>
 #include <string>
 

@@ -177,9 +177,16 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
         {{"block_dim", double(block_dim)}, {"max", double(prof->max_block_dim)}}));
     return res;
   }
-  cost::LaunchCost lc(*prof, block_dim);
+  std::unique_ptr<cost::LaunchCost> lc;
   std::vector<cost::CoreRecorder*> recs(block_dim);
-  for (uint32_t i = 0; i < block_dim; i++) recs[i] = &lc.core(i);
+  try {
+    lc = std::make_unique<cost::LaunchCost>(*prof, block_dim);
+    for (uint32_t i = 0; i < block_dim; i++) recs[i] = &lc->core(i);
+  } catch (const std::exception& e) {
+    res.failed = true;
+    res.diagnostics.push_back(launch_diag("profile_invalid", "launch", fmt("cost model setup failed: %s", e.what()), {}));
+    return res;
+  }
   auto snap = gm::snapshot();
   uint64_t key = tiling_key();
   std::vector<std::vector<Diagnostic>> per_core(block_dim);
@@ -205,7 +212,14 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (auto& d : v)
       if (d.severity == Severity::Error) res.failed = true;
   res.diagnostics = merge(per_core);
-  if (!res.failed) res.report = lc.finish(kernel_name);
+  if (!res.failed) {
+    try {
+      res.report = lc->finish(kernel_name);
+    } catch (const std::exception& e) {
+      res.failed = true;
+      res.diagnostics.push_back(launch_diag("cost_model_error", "launch", fmt("the cost model failed: %s", e.what()), {}));
+    }
+  }
   return res;
 }
 
