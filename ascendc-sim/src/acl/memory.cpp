@@ -20,15 +20,6 @@ constexpr uint8_t kPoison = 0xFF;     // uninitialized bytes (NaN for f16, bf16 
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-const char* origin_name(gm::Origin o) {
-  switch (o) {
-    case gm::Origin::AclrtMalloc: return "aclrtMalloc";
-    case gm::Origin::AclrtMallocHost: return "aclrtMallocHost";
-    case gm::Origin::GmAlloc: return "AscendC::GmAlloc";
-  }
-  return "?";
-}
-
 bool is_device(gm::Origin o) { return o != gm::Origin::AclrtMallocHost; }
 
 // Allocates `size` bytes (plus CANN's padding) and registers them. Returns null when the
@@ -53,13 +44,13 @@ aclError check_side(const char* api, const char* side, const void* p, size_t cou
       return fail(ACL_ERROR_INVALID_PARAM,
                   std::string(api) + ": " + side + " " + hex(p) +
                       " is not device memory (no aclrtMalloc allocation contains it" +
-                      (known ? std::string("; it is ") + origin_name(a.origin) + " memory" : "") +
+                      (known ? std::string("; it is ") + gm::origin_name(a.origin) + " memory" : "") +
                       "); check the pointer and the aclrtMemcpyKind");
     const size_t offset = size_t(static_cast<const uint8_t*>(p) - a.base);
     if (count > a.bytes - offset)
       return fail(ACL_ERROR_INVALID_PARAM,
                   std::string(api) + ": " + side + " range " + hex(p) + " + " +
-                      std::to_string(count) + " bytes exceeds its " + origin_name(a.origin) +
+                      std::to_string(count) + " bytes exceeds its " + gm::origin_name(a.origin) +
                       " allocation of " + std::to_string(a.bytes) + " bytes at " + hex(a.base) +
                       " by " + std::to_string(count - (a.bytes - offset)) + " bytes");
     return ACL_SUCCESS;
@@ -67,7 +58,7 @@ aclError check_side(const char* api, const char* side, const void* p, size_t cou
   if (known && is_device(a.origin))
     return fail(ACL_ERROR_INVALID_PARAM,
                 std::string(api) + ": " + side + " " + hex(p) + " is device memory from " +
-                    origin_name(a.origin) + ", but the aclrtMemcpyKind says host memory");
+                    gm::origin_name(a.origin) + ", but the aclrtMemcpyKind says host memory");
   if (known && count > a.bytes - size_t(static_cast<const uint8_t*>(p) - a.base))
     return fail(ACL_ERROR_INVALID_PARAM,
                 std::string(api) + ": " + side + " range " + hex(p) + " + " +
