@@ -62,6 +62,11 @@ fn minus_one() -> i32 {
     -1
 }
 
+/// The simulator writes non-finite numbers as JSON `null`; they read back as NaN.
+fn f64_or_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 impl Diagnostic {
     /// The number called `name`, if the diagnostic has one.
     pub fn number(&self, name: &str) -> Option<f64> {
@@ -99,15 +104,15 @@ fn named_numbers<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, 
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::new();
-            while let Some((k, v)) = map.next_entry::<String, f64>()? {
-                out.push((k, v));
+            while let Some((k, v)) = map.next_entry::<String, Option<f64>>()? {
+                out.push((k, v.unwrap_or(f64::NAN)));
             }
             Ok(out)
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::new();
-            while let Some(pair) = seq.next_element::<(String, f64)>()? {
-                out.push(pair);
+            while let Some((k, v)) = seq.next_element::<(String, Option<f64>)>()? {
+                out.push((k, v.unwrap_or(f64::NAN)));
             }
             Ok(out)
         }
@@ -144,8 +149,9 @@ impl<'de> Deserialize<'de> for PipeTimes {
                 let mut v = [0.0; 4];
                 for (i, slot) in v.iter_mut().enumerate() {
                     *slot = seq
-                        .next_element()?
-                        .ok_or_else(|| de::Error::invalid_length(i, &self))?;
+                        .next_element::<Option<f64>>()?
+                        .ok_or_else(|| de::Error::invalid_length(i, &self))?
+                        .unwrap_or(f64::NAN);
                 }
                 if seq.next_element::<de::IgnoredAny>()?.is_some() {
                     return Err(de::Error::invalid_length(5, &self));
@@ -159,7 +165,8 @@ impl<'de> Deserialize<'de> for PipeTimes {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PipeTimes, A::Error> {
                 let mut p = PipeTimes::default();
-                while let Some((k, val)) = map.next_entry::<String, f64>()? {
+                while let Some((k, val)) = map.next_entry::<String, Option<f64>>()? {
+                    let val = val.unwrap_or(f64::NAN);
                     match k.to_ascii_lowercase().as_str() {
                         "s" | "scalar" => p.s = val,
                         "v" | "vector" => p.v = val,
@@ -200,10 +207,13 @@ pub struct LaunchReport {
     pub cost_accounting: bool,
     /// Modelled kernel time: slowest core plus launch overhead, µs. This is what the
     /// stream's modelled clock advances by, so Event timing measures it.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub total_us: f64,
     /// Fixed per-launch cost from the profile, µs.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub launch_overhead_us: f64,
     /// Physical floor: GM bytes / peak HBM bandwidth + launch overhead, µs.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub floor_us: f64,
     /// Busy time per pipe on the slowest core, µs.
     pub pipe_busy_us: PipeTimes,
@@ -224,16 +234,21 @@ pub struct LaunchReport {
     /// Scalar `GetValue`/`SetValue` on UB over all cores.
     pub scalar_ub_accesses: u64,
     /// (read + write bytes) / kernel body time, GB/s.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub achieved_gbps: f64,
     /// floor_us / total_us, in (0, 1].
+    #[serde(deserialize_with = "f64_or_nan")]
     pub roofline_fraction: f64,
     /// What bounds the launch: `"MTE2"`, `"V"`, `"MTE3"`, `"scalar"` or `"launch"`.
     pub bound: String,
     /// Fastest core's finish time without launch overhead, µs.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub core_min_us: f64,
     /// Slowest core's finish time without launch overhead, µs.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub core_max_us: f64,
     /// Slowest core / mean core time − 1 (0 = balanced).
+    #[serde(deserialize_with = "f64_or_nan")]
     pub imbalance: f64,
 }
 
@@ -451,6 +466,19 @@ mod tests {
         assert_eq!(a.pipe_busy_us.mte2, 3.0);
         assert!(serde_json::from_str::<LaunchReport>(r#"{"pipe_busy_us":[1,2,3]}"#).is_err());
         assert!(serde_json::from_str::<LaunchReport>(r#"{"pipe_busy_us":{"L1":1}}"#).is_err());
+    }
+
+    #[test]
+    fn null_numbers_read_as_nan() {
+        let r: LaunchReport = serde_json::from_str(
+            r#"{"kernel":"k","total_us":1,"achieved_gbps":null,"pipe_busy_us":{"S":null,"V":0,"MTE2":0,"MTE3":0}}"#,
+        )
+        .unwrap();
+        assert!(r.achieved_gbps.is_nan() && r.pipe_busy_us.s.is_nan());
+        let d: Diagnostic =
+            serde_json::from_str(r#"{"kind":"k","severity":"error","numbers":{"x":null}}"#)
+                .unwrap();
+        assert!(d.number("x").unwrap().is_nan());
     }
 
     #[test]
