@@ -28,10 +28,15 @@ pub fn check(call: &'static str, code: sys::aclError) -> Result<()> {
     if code == 0 {
         Ok(())
     } else {
+        // The simulator's messages start with the call's name, which the error shows already.
+        let message = recent_error_message().map(|m| match m.strip_prefix(call) {
+            Some(rest) if rest.starts_with(": ") => rest[2..].to_string(),
+            _ => m,
+        });
         Err(Error::Acl {
             call,
             code: AclError(code),
-            message: recent_error_message(),
+            message,
         })
     }
 }
