@@ -57,9 +57,11 @@
 //! * `DEP_ASCENDC_SIM_INCLUDE`, `DEP_ASCENDC_SIM_LIB_DIR`, `DEP_ASCENDC_SIM_PROFILES` —
 //!   set by Cargo from `ascendc-sim`'s build script.
 //!
-//! Read at run time by the simulator (not by this crate): `AGENTICCANN_SIM_PROFILE`
-//! (a profile file) or `AGENTICCANN_SOC` (a shipped profile's SoC name, default
-//! Ascend910B1), `AGENTICCANN_SIM_PROFILE_DIR` (where the shipped profiles are).
+//! This crate reads no environment variable at run time. The simulator does (see the
+//! `ascendc-sim` README): `AGENTICCANN_SIM_PROFILE` (a profile file) or `AGENTICCANN_SOC`
+//! (a shipped profile's SoC name, default Ascend910B1), `AGENTICCANN_SIM_PROFILE_DIR`
+//! (where the shipped profiles are), `AGENTICCANN_SIM_COST` (`off` turns timing off) and
+//! `AGENTICCANN_SIM_TRACE_LIMIT` (cost-model records per launch).
 //!
 //! # Layers
 //!
