@@ -8,7 +8,9 @@
 // repeat r writes its lanes' bits to bytes [r*lanes/8, (r+1)*lanes/8) of dst (inactive
 // lanes give 0). Select: bit 1 takes src0, bit 0 takes src1 (tensor or scalar); with
 // VSEL_CMPMASK_SPR every repeat uses the first `lanes` bits of selMask, with the tensor
-// modes element i uses bit i.
+// modes element i uses bit i. The shadow of a bit-mask byte holds one "initialized" bit
+// per element, so a mask computed over a 256-byte rounded tile does not taint the lanes
+// whose inputs were valid.
 #pragma once
 
 #include <cstdint>
@@ -92,8 +94,12 @@ inline void compare_count(const UbRef& dst, const UbRef& s0, const UbRef* s1, T 
       if (cmp(widen(a[i]), b ? widen(b[i]) : w1, mode)) bits |= uint8_t(1u << k);
     }
     o[j] = bits;
-    uint8_t init = all_init(ash + j * 8 * sizeof(T), 8 * sizeof(T));
-    if (bsh) init &= all_init(bsh + j * 8 * sizeof(T), 8 * sizeof(T));
+    uint8_t init = 0;  // bit mask outputs carry one shadow bit per element
+    for (uint32_t k = 0; k < 8; k++) {
+      uint64_t i = j * 8 + k;
+      bool ok = all_init(ash + i * sizeof(T), sizeof(T)) == kInit && (!bsh || all_init(bsh + i * sizeof(T), sizeof(T)) == kInit);
+      if (ok) init |= uint8_t(1u << k);
+    }
     osh[j] = init;
   }
   c.rec->vector(VecClass::Compare, dtype_v<T>, uint32_t(n / per), true);
@@ -141,7 +147,7 @@ inline void compare_mask(const UbRef& dst, Opnd* ops, bool scalar, T sc, AscendC
         init &= all_init(c.shadow + b0, sizeof(T));
       }
       if (cmp(widen(av), scalar ? w1 : widen(bv), mode)) o[l / 8] |= uint8_t(1u << (l % 8));
-      osh[l / 8] &= init;
+      if (init != kInit) osh[l / 8] &= uint8_t(~(1u << (l % 8)));
     }
   }
   c.rec->vector(VecClass::Compare, dtype_v<T>, sh.repeats, false);
@@ -153,6 +159,8 @@ inline void select_impl(const UbRef& dst, const UbRef& sel, const UbRef& s0, con
                         AscendC::SELMODE mode, const Shape& sh, Opnd* ops, bool count_form, const char* api,
                         const SrcLoc& loc) {
   CoreContext& c = ctx(api);
+  (void)dst;  // addressed through ops[0] / ops[1]
+  (void)s0;
   // ops: {dst, src0, src1?}
   int nops = s1 ? 3 : 2;
   bool any = prepare(c, sh, ops, nops, api, loc);
@@ -171,7 +179,7 @@ inline void select_impl(const UbRef& dst, const UbRef& sel, const UbRef& s0, con
         uint64_t bit = spr ? l : uint64_t(r) * sh.lanes + l;
         bool take0 = (sb[bit / 8] >> (bit % 8)) & 1;
         uint64_t d0 = lane_off(ops[0], r, l), a0 = lane_off(ops[1], r, l);
-        uint8_t init = ssh[bit / 8];
+        uint8_t init = ((ssh[bit / 8] >> (bit % 8)) & 1) ? kInit : kUninit;
         if (take0 || !s1) {
           if (take0) {
             std::memmove(c.ub + d0, c.ub + a0, sizeof(T));
