@@ -3,6 +3,16 @@
 //! `ascendc-sim/src/cost/*.cpp` only, with the compiler `cc` would use, so the timeline
 //! engine is tested without the kernel-side simulator. The path reaches the tests as
 //! `env!("COST_TRACE_DRIVER")`.
+//!
+//! It also compiles the test kernels (`kernels/*.cpp`, ordinary Ascend C) and the host
+//! harness (`cpp/harness.cpp`) against the simulator's headers into a static library
+//! linked with `libascendc_sim.a`, which ascendc-sim's build script provides
+//! (`DEP_ASCENDC_SIM_INCLUDE`, `DEP_ASCENDC_SIM_LIB_DIR`).
+//!
+//! It also compiles the test kernels (`kernels/*.cpp`, ordinary Ascend C) and the host
+//! harness (`cpp/harness.cpp`) against the simulator's headers into a static library
+//! linked with `libascendc_sim.a`, which ascendc-sim's build script provides
+//! (`DEP_ASCENDC_SIM_INCLUDE`, `DEP_ASCENDC_SIM_LIB_DIR`).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -51,6 +61,40 @@ fn main() {
         "cargo:rustc-env=COST_PROFILE_DIR={}",
         sim.join("profiles").display()
     );
+
+    build_kernels(&manifest);
+}
+
+fn build_kernels(manifest: &Path) {
+    let include = std::env::var("DEP_ASCENDC_SIM_INCLUDE")
+        .expect("ascendc-sim exports DEP_ASCENDC_SIM_INCLUDE");
+    let lib_dir = std::env::var("DEP_ASCENDC_SIM_LIB_DIR")
+        .expect("ascendc-sim exports DEP_ASCENDC_SIM_LIB_DIR");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(manifest.join("kernels"))
+        .expect("tests/cost-model/kernels")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    files.sort();
+    files.push(manifest.join("cpp/harness.cpp"));
+    println!("cargo:rerun-if-changed=kernels");
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    cc::Build::new()
+        .cpp(true)
+        .std("c++20")
+        .opt_level(2)
+        .include(&include)
+        .include(manifest.join("kernels"))
+        .flag("-Wall")
+        .flag("-Werror")
+        .files(&files)
+        .compile("cost_kernels");
+    println!("cargo:rustc-link-search=native={lib_dir}");
+    println!("cargo:rustc-link-lib=static=ascendc_sim");
+    println!("cargo:rustc-link-lib=dylib=stdc++");
+    println!("cargo:rustc-link-lib=dylib=pthread");
 }
 
 fn run(mut cmd: Command, exe: &Path) {

@@ -390,3 +390,79 @@ impl Pipeline {
         s.text
     }
 }
+
+/// `LaunchResult` (launch.h) as its JSON gives it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LaunchResult {
+    pub kernel: String,
+    pub block_dim: u32,
+    pub failed: bool,
+    pub diagnostics: Vec<serde_json::Value>,
+    pub report: Option<Report>,
+}
+
+impl LaunchResult {
+    /// The cost report; panics with the diagnostics when the launch failed.
+    pub fn report(&self) -> &Report {
+        match (&self.report, self.failed) {
+            (Some(r), false) => r,
+            _ => panic!("launch of {} failed: {:#?}", self.kernel, self.diagnostics),
+        }
+    }
+}
+
+/// What one harness experiment produced.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Experiment {
+    /// "ok", or what was wrong with the kernel's output.
+    pub check: String,
+    pub results: Vec<LaunchResult>,
+}
+
+impl Experiment {
+    /// The reports of every launch; panics when a launch failed or the output was wrong.
+    pub fn reports(&self) -> Vec<&Report> {
+        assert_eq!(self.check, "ok", "kernel output is wrong");
+        self.results.iter().map(LaunchResult::report).collect()
+    }
+    /// The report of a single-launch experiment.
+    pub fn report(&self) -> &Report {
+        let r = self.reports();
+        assert_eq!(r.len(), 1);
+        r[0]
+    }
+    /// Sum of the launches' times, µs (as host code timing the sequence would see).
+    pub fn total_us(&self) -> f64 {
+        self.reports().iter().map(|r| r.total_us).sum()
+    }
+}
+
+extern "C" {
+    fn cm_run(experiment: *const std::ffi::c_char, params: *const u64, n: usize, out: *mut u8, cap: usize) -> i64;
+}
+
+static HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs a harness experiment (cpp/harness.cpp): "add" [n, block_dim, tile, buffer_num,
+/// tail_split], "copy" [n, block_dim, tile], "exp_ln" [n, block_dim, tile, rounds,
+/// tail_split], "abs_vector"/"abs_scalar" [n, block_dim, tile], "rmsnorm_fused" /
+/// "rmsnorm_eager" [rows, cols, block_dim]. Element counts in elements, tiles in
+/// elements. Calls are serialised.
+pub fn experiment(name: &str, params: &[u64]) -> Experiment {
+    let _guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let cname = std::ffi::CString::new(name).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        // SAFETY: cm_run reads `params` (len n) and writes at most `cap` bytes to `out`.
+        let n = unsafe { cm_run(cname.as_ptr(), params.as_ptr(), params.len(), buf.as_mut_ptr(), buf.len()) };
+        if n == -1 {
+            panic!("unknown harness experiment {name}");
+        }
+        if n < 0 {
+            buf.resize((-n) as usize, 0);
+            continue;
+        }
+        let text = std::str::from_utf8(&buf[..n as usize]).expect("UTF-8");
+        return serde_json::from_str(text).unwrap_or_else(|e| panic!("bad harness JSON ({e}): {text}"));
+    }
+}
