@@ -135,6 +135,18 @@ pub enum Error {
         /// What was given.
         actual: String,
     },
+    /// A kernel's host tiling function refused the launch (dimensions it does not support)
+    /// or answered something invalid (a blockDim outside `[1, max_block_dim]`). Generated
+    /// op wrappers report this before launching.
+    #[error("{op}: tiling of kernel `{kernel}`: {message}")]
+    Tiling {
+        /// The op, e.g. `"rms_norm"`.
+        op: String,
+        /// The kernel symbol, e.g. `"agc_1a9d4bc159377d92"`.
+        kernel: String,
+        /// What went wrong, with the dimensions.
+        message: String,
+    },
     /// The simulator's C API answered something this crate could not read (a bug in one
     /// of the two; the text says what).
     #[error("simulator C API: {0}")]
