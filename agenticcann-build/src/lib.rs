@@ -36,7 +36,12 @@
 //! assert_eq!(op.key().to_string().len(), 64);
 //! ```
 
+mod builder;
 pub mod codegen;
+pub mod env;
 pub mod key;
 pub mod spec;
 pub mod store;
+pub mod toolchain;
+
+pub use builder::{miss_message, BuildReport, Builder, BuiltOp, Error, ErrorKind, Miss};

@@ -419,7 +419,7 @@ fn write_op(out: &mut String, w: &WrapperOp<'_>, mode: WrapperMode) {
         .unwrap();
         let _ = id;
     }
-    for ((name, id), d) in n.tensors.iter().zip(&decls) {
+    for (t, ((name, id), d)) in n.tensors.iter().zip(&decls).enumerate() {
         let shape: Vec<String> = d
             .shape
             .dims
@@ -448,9 +448,14 @@ fn write_op(out: &mut String, w: &WrapperOp<'_>, mode: WrapperMode) {
                 format!("({nm:?}, {id})")
             })
             .collect();
+        let bind = if t < n_in {
+            String::new()
+        } else {
+            format!("let __agc_len_{name} = ")
+        };
         writeln!(
             out,
-            "    let __agc_len_{name} = support::tensor(OP, {name:?}, {:?}, &[{}], &[{}], {id}.len())?;",
+            "    {bind}support::tensor(OP, {name:?}, {:?}, &[{}], &[{}], {id}.len())?;",
             d.to_string(),
             shape.join(", "),
             used.join(", ")
@@ -461,22 +466,13 @@ fn write_op(out: &mut String, w: &WrapperOp<'_>, mode: WrapperMode) {
         .iter()
         .map(|(name, _)| format!("__agc_len_{name} == 0"))
         .collect();
-    if zero.is_empty() {
-        out.push_str("    let _ = __agc_dims;\n");
-    } else {
+    if !zero.is_empty() {
         writeln!(
             out,
             "    if {} {{\n        return Ok(());\n    }}",
             zero.join(" || ")
         )
         .unwrap();
-    }
-    let inputs_lens: Vec<String> = n.tensors[..n_in]
-        .iter()
-        .map(|(name, _)| format!("__agc_len_{name}"))
-        .collect();
-    if !inputs_lens.is_empty() {
-        writeln!(out, "    let _ = ({});", inputs_lens.join(", ")).unwrap();
     }
 
     // Tiling.

@@ -1,0 +1,68 @@
+//! Toolchains that turn store entries into a linked library (DESIGN §5 step 3).
+//!
+//! - [`sim`]: the host C++ compiler against `ascendc-sim`'s headers (`cc`), in parallel,
+//!   content-addressed objects, one static archive; `aclrtlaunch_agc_<key16>` launchers
+//!   generated here.
+//! - [`cann`]: a generated CMake project over the toolkit's `ascendc_library`, built with
+//!   the `cmake` crate.
+//! - [`sources`]: the wrapper translation units both compile.
+//!
+//! The backend is the one `agenticcann`'s build script chose (`DEP_AGENTICCANN_BACKEND`):
+//! kernels must be built for the AscendCL the runtime links.
+
+pub mod cann;
+pub mod sim;
+pub mod sources;
+
+use std::fmt;
+use std::path::Path;
+
+/// Which AscendCL the kernels are built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// `ascendc-sim`.
+    Sim,
+    /// A CANN toolkit and an NPU.
+    Cann,
+}
+
+impl Backend {
+    /// Parses `sim` or `cann` (case-insensitive).
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "sim" => Some(Backend::Sim),
+            "cann" => Some(Backend::Cann),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Sim => "sim",
+            Backend::Cann => "cann",
+        })
+    }
+}
+
+/// A toolchain failure: the message says what was compiled, the command and the output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolchainError {
+    /// The whole message.
+    pub message: String,
+}
+
+impl ToolchainError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolchainError {
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn io(action: &str, path: &Path, e: std::io::Error) -> Self {
+        ToolchainError::new(format!("cannot {action} {}: {e}", path.display()))
+    }
+}

@@ -1,0 +1,3 @@
+fn main() {
+    agenticcann_build::Builder::from_env().build();
+}
