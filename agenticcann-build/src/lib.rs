@@ -5,6 +5,8 @@
 //!   ([`spec::reference`]: parser, shape inference, f64 evaluator), with dtype casting and
 //!   seeded input generation for verification.
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
+//! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
+//! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -33,4 +35,6 @@
 //! ```
 
 pub mod key;
+pub mod kinds;
+pub mod knowledge;
 pub mod spec;
