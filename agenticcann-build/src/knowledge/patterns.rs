@@ -1,4 +1,4 @@
-//! `knowledge/patterns.toml`: the compute patterns, one table each, in router order.
+//! `knowledge/patterns.toml`: the compute patterns, one table each.
 //!
 //! ```toml
 //! [elementwise]
@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Every [`Pattern`] has exactly one table; the router ([`super::route`]) implements the
-//! `recognized_by` rules in code and a test keeps both in the same order.
+//! `recognized_by` rules in code.
 
 use serde::Deserialize;
 
