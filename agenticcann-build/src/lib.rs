@@ -7,6 +7,7 @@
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
 //! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
 //! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
+//! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -38,3 +39,4 @@ pub mod key;
 pub mod kinds;
 pub mod knowledge;
 pub mod spec;
+pub mod suite;

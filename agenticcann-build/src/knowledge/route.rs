@@ -331,3 +331,130 @@ fn expr_facts(e: &Expr, facts: &HashMap<&str, u8>, names: &BTreeMap<String, Shap
         _ => children,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Spec;
+
+    /// The op `t` declared by the TOML fragment `op` (inside `[package.metadata.agenticcann.ops.t]`).
+    fn op(fragment: &str) -> OpSpec {
+        let manifest = format!(
+            "[package]\nname = \"t\"\nversion = \"0.1.0\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n\
+             [package.metadata.agenticcann.ops.t]\n{fragment}"
+        );
+        let spec = Spec::from_manifest_str(&manifest, None).unwrap().unwrap();
+        spec.ops.into_iter().next().unwrap()
+    }
+
+    fn routed(fragment: &str) -> (Pattern, Rule) {
+        let r = explain(&op(fragment));
+        (r.pattern, r.rule)
+    }
+
+    #[test]
+    fn elementwise_and_broadcast() {
+        assert_eq!(
+            routed("inputs = { x = \"f16[n]\" }\noutputs = { y = \"f16[n]\" }\nreference = \"y = tanh(x) * 2\"\nshapes = [{ n = 4 }]"),
+            (Pattern::Elementwise, Rule::SameShapes)
+        );
+        // A size-1 axis and a lower rank both broadcast.
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\", s = \"f32[r, 1]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = x * s\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Broadcast, Rule::BroadcastInputs)
+        );
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\", b = \"f32[8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = max(x + b, 0)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Broadcast, Rule::BroadcastInputs)
+        );
+        // A broadcast chained with an activation is a fusion.
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\", b = \"f32[8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = sigmoid(x + b)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Fusion, Rule::BroadcastChain)
+        );
+    }
+
+    #[test]
+    fn reductions() {
+        // Over the last axis, keepdims or not, and over a leading axis.
+        for reference in ["y = sum(x, axis=-1)", "y = min(x, axis=1)"] {
+            assert_eq!(
+                routed(&format!("inputs = {{ x = \"f32[r, 8]\" }}\noutputs = {{ y = \"f32[r]\" }}\nreference = \"{reference}\"\nshapes = [{{ r = 2 }}]")),
+                (Pattern::Reduction, Rule::FewerElements)
+            );
+        }
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[8]\" }\nreference = \"y = mean(x, axis=0)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Reduction, Rule::FewerElements)
+        );
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[]\" }\nreference = \"y = sum(x)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Reduction, Rule::FewerElements)
+        );
+    }
+
+    #[test]
+    fn softmax_forms() {
+        let softmax = "m = max(x, axis=-1, keepdims=true)\ne = exp(x - m)\ny = e / sum(e, axis=-1, keepdims=true)";
+        assert_eq!(
+            routed(&format!("inputs = {{ x = \"f32[r, 8]\" }}\noutputs = {{ y = \"f32[r, 8]\" }}\nreference = '''\n{softmax}\n'''\nshapes = [{{ r = 2 }}]")),
+            (Pattern::Softmax, Rule::SoftmaxStructure)
+        );
+        // Rank 1 with an all-axes max and sum; written as one expression.
+        assert_eq!(
+            routed("inputs = { x = \"f32[n]\" }\noutputs = { y = \"f32[n]\" }\nreference = \"y = exp(x - max(x)) / sum(exp(x - max(x)))\"\nshapes = [{ n = 8 }]"),
+            (Pattern::Softmax, Rule::SoftmaxStructure)
+        );
+        // Over the leading axis it is not a row softmax.
+        let (p, _) = routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = exp(x - max(x, axis=0, keepdims=true)) / sum(exp(x - max(x, axis=0, keepdims=true)), axis=0, keepdims=true)\"\nshapes = [{ r = 2 }]");
+        assert_eq!(p, Pattern::Fusion);
+        // exp without the max subtraction is not softmax: a row statistic with an activation.
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = exp(x) / sum(exp(x), axis=-1, keepdims=true)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Fusion, Rule::ReductionChain)
+        );
+    }
+
+    #[test]
+    fn normalization_and_its_fusions() {
+        let rms = "inputs = { x = \"f32[r, 8]\", g = \"f32[8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + 1e-6) * g\"\nshapes = [{ r = 2 }]";
+        assert_eq!(routed(rms), (Pattern::Normalization, Rule::RowStatistics));
+        // Centering by a column mean is a reduction over another axis fed back: fusion.
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = x - mean(x, axis=0, keepdims=true)\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Fusion, Rule::ReductionChain)
+        );
+        // A norm followed by an activation.
+        assert_eq!(
+            routed("inputs = { x = \"f32[r, 8]\" }\noutputs = { y = \"f32[r, 8]\" }\nreference = \"y = tanh(x * rsqrt(mean(x * x, axis=-1, keepdims=true) + 1e-6))\"\nshapes = [{ r = 2 }]"),
+            (Pattern::Fusion, Rule::ReductionChain)
+        );
+        // Several outputs, and the declared pattern wins over the structure.
+        let two = "inputs = { x = \"f32[r, 8]\" }\noutputs = { h = \"f32[r, 8]\", y = \"f32[r, 8]\" }\nreference = \"h = x * 2; y = h * rsqrt(mean(h * h, axis=-1, keepdims=true) + 1e-6)\"\nshapes = [{ r = 2 }]";
+        assert_eq!(routed(two), (Pattern::Fusion, Rule::SeveralOutputs));
+        let declared = op(&format!("{two}\npattern = \"normalization\""));
+        assert_eq!(explain(&declared).rule, Rule::Declared);
+        assert_eq!(route(&declared), Pattern::Normalization);
+        assert_eq!(route_reference(&declared).pattern, Pattern::Fusion);
+    }
+
+    #[test]
+    fn strictly_fewer_compares_dimension_multisets() {
+        let t = |dims: &[&str]| {
+            ShapeTemplate::new(
+                dims.iter()
+                    .map(|d| {
+                        d.parse::<usize>()
+                            .map(Dim::Fixed)
+                            .unwrap_or_else(|_| Dim::Named(d.to_string()))
+                    })
+                    .collect(),
+            )
+        };
+        assert!(strictly_fewer(&t(&["r", "1"]), &t(&["r", "8"])));
+        assert!(strictly_fewer(&t(&[]), &t(&["8"])));
+        assert!(!strictly_fewer(&t(&["r", "8"]), &t(&["r", "8"])));
+        assert!(!strictly_fewer(&t(&["8"]), &t(&["r", "4"])));
+        assert!(!strictly_fewer(&t(&["1"]), &t(&["1", "1"])));
+    }
+}
