@@ -65,19 +65,34 @@ fn the_knowledge_base_loads_with_every_level_and_pattern() {
         assert!(c.prevents(kind), "{id} does not name {kind}");
         assert_eq!(kb.read(id), Some(c.body.as_str()));
     }
-    // Every simulator kind a kernel can cause, and every compiler kind, has a rule.
+    // Every simulator kind a kernel can cause, every compiler class of an honest mistake, and
+    // the policy and run kinds an honest kernel can hit, have a rule.
     let covered = covered(&kb);
     for k in kinds::ALL {
-        let infrastructure = matches!(
-            k.name,
-            "kernel_exception" | "profile_invalid" | "cost_model_error"
-        );
-        assert_eq!(
-            covered.contains(&k.name),
-            !infrastructure,
-            "coverage of {}",
-            k.name
-        );
+        let needed = match k.origin {
+            kinds::Origin::Simulator => !matches!(
+                k.name,
+                "kernel_exception" | "profile_invalid" | "cost_model_error"
+            ),
+            kinds::Origin::Compiler => {
+                !matches!(k.name, "compiler_limit" | "other" | "pch_unavailable")
+            }
+            kinds::Origin::Policy => matches!(
+                k.name,
+                "forbidden_include" | "heap_allocation" | "exceptions" | "missing_entry_point"
+            ),
+            kinds::Origin::Run => {
+                matches!(k.name, "timeout" | "tiling_block_dim" | "guard_overwritten")
+            }
+            kinds::Origin::Verify => matches!(
+                k.name,
+                "wrong_result" | "nonfinite_mismatch" | "unwritten_output"
+            ),
+            kinds::Origin::Profile => false,
+        };
+        if needed {
+            assert!(covered.contains(&k.name), "no L2 rule names {}", k.name);
+        }
     }
 }
 
