@@ -244,7 +244,17 @@ fn repair_routes_diagnostics_to_rules_in_order() {
     let ids: Vec<&str> = p.chunks.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["L2.reduce-float", "L2.align32"]);
     assert!(p.text.starts_with("# Rules\n"));
-    // Rules for other patterns are routed too: the diagnostic decides, not the pattern.
+    // The pattern's own rules for a kind, when it has some ...
+    let p = assemble(
+        &kb,
+        Phase::Repair,
+        Pattern::Softmax,
+        &["nonfinite_mismatch"],
+    )
+    .unwrap();
+    let ids: Vec<&str> = p.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["L2.max-shift", "L2.reduce-float"]);
+    // ... else those of other patterns: the diagnostic decides.
     let p = assemble(
         &kb,
         Phase::Repair,

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | [`Phase::Init`] | L0–L4 chunks of the pattern, then its L5 exemplar section | 800 |
 //! | [`Phase::Mutation`] | L2–L4 chunks of the pattern | 400 |
-//! | [`Phase::Repair`] | L2 chunks (any pattern) whose `error_kinds` match the diagnostics, then the pattern's L5 exemplar section | 600 |
+//! | [`Phase::Repair`] | L2 chunks whose `error_kinds` match the diagnostics, then the pattern's L5 exemplar section | 600 |
 //! | [`Phase::Tuning`] | L3 chunks of the pattern | 100 |
 //!
 //! Budgets are in `cl100k_base` tokens of the whole prompt text ([`super::tokens`]).
@@ -18,7 +18,9 @@
 //! adds that reserve, so the budget tests cover the prompts as they will be once every
 //! exemplar exists.
 //!
-//! **Repair order and truncation.** Matching L2 chunks come in the order of the first
+//! **Repair selection, order and truncation.** For each diagnostic, the L2 chunks that name
+//! its kind and apply to the pattern; when none applies to the pattern, those of other
+//! patterns (a fusion may need a softmax rule). Chunks come in the order of the first
 //! diagnostic each matches (the first diagnostic is usually the root cause), then in
 //! knowledge-base order. A chunk that would push the prompt (with the exemplar reserve) over
 //! the budget is left out and listed in [`Prompt::omitted`] as over budget; the agent can
@@ -230,19 +232,23 @@ pub fn assemble(
     if phase == Phase::Repair {
         let mut matched: Vec<&Chunk> = Vec::new();
         for d in diagnostics {
-            let mut covered = false;
-            for c in kb
+            let rules: Vec<&Chunk> = kb
                 .chunks
                 .iter()
                 .filter(|c| c.level == Level::L2 && c.prevents(d))
-            {
-                covered = true;
+                .collect();
+            let own: Vec<&Chunk> = rules
+                .iter()
+                .copied()
+                .filter(|c| c.patterns.contains(pattern))
+                .collect();
+            if rules.is_empty() && !unmatched_kinds.iter().any(|u| u == d) {
+                unmatched_kinds.push(d.to_string());
+            }
+            for c in if own.is_empty() { rules } else { own } {
                 if !matched.iter().any(|m| m.id == c.id) {
                     matched.push(c);
                 }
-            }
-            if !covered && !unmatched_kinds.iter().any(|u| u == d) {
-                unmatched_kinds.push(d.to_string());
             }
         }
         let reserve = if exemplar.is_none() {
