@@ -24,6 +24,13 @@ void copy_f16(GM_ADDR x, GM_ADDR y, ElemTiling tiling);
 void exp_ln_chain(GM_ADDR x, GM_ADDR y, ElemTiling tiling);
 void abs_vector(GM_ADDR x, GM_ADDR y, ElemTiling tiling);
 void abs_scalar(GM_ADDR x, GM_ADDR y, ElemTiling tiling);
+void rmsnorm_fused(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RowTiling tiling);
+void eager_square(GM_ADDR x, GM_ADDR y, RowTiling t);
+void eager_row_mean(GM_ADDR sq, GM_ADDR ms, RowTiling t);
+void eager_adds(GM_ADDR x, GM_ADDR y, RowTiling t);
+void eager_rsqrt(GM_ADDR x, GM_ADDR y, RowTiling t);
+void eager_mul_rows(GM_ADDR x, GM_ADDR r, GM_ADDR y, RowTiling t);
+void eager_mul_gamma(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RowTiling t);
 }
 
 namespace {
@@ -135,6 +142,52 @@ Outcome run_abs(bool scalar, const uint64_t* p, size_t np) {
   return o;
 }
 
+// y = x * rsqrt(mean(x^2) + eps) * gamma in f64, compared with a relative tolerance
+// suited to fp16 storage of the result (and, for the eager chain, of intermediates).
+void check_rmsnorm(Outcome& o, Gm& x, Gm& gamma, Gm& y, uint32_t rows, uint32_t cols, float eps, double rtol) {
+  const half* xv = x.as<half>();
+  const half* gv = gamma.as<half>();
+  const half* yv = y.as<half>();
+  for (uint32_t r = 0; r < rows; r++) {
+    double ss = 0;
+    for (uint32_t c = 0; c < cols; c++) ss += double(xv[size_t(r) * cols + c]) * double(xv[size_t(r) * cols + c]);
+    double rstd = 1.0 / std::sqrt(ss / cols + eps);
+    for (uint32_t c = 0; c < cols; c++) {
+      double want = double(xv[size_t(r) * cols + c]) * rstd * double(gv[c]);
+      double got = double(yv[size_t(r) * cols + c]);
+      if (std::fabs(got - want) > rtol * (std::fabs(want) + 1e-2)) {
+        o.expect(false, "rmsnorm: y[" + std::to_string(r) + "," + std::to_string(c) + "] = " + std::to_string(got) +
+                            ", want " + std::to_string(want));
+        return;
+      }
+    }
+  }
+}
+
+Outcome run_rmsnorm(bool fused, const uint64_t* p, size_t np) {
+  uint32_t rows = arg(p, np, 0, 2048), cols = arg(p, np, 1, 4096), bd = arg(p, np, 2, 48);
+  size_t n = size_t(rows) * cols;
+  float eps = 1e-6f;
+  RowTiling t{rows, cols, eps, 1.0f / float(cols)};
+  Gm x(n * 2), gamma(size_t(cols) * 2), y(n * 2);
+  fill<half>(x, 6);
+  fill<half>(gamma, 7);
+  Outcome o;
+  if (fused) {
+    o.results.push_back(ascendc_sim::run_kernel_fn(rmsnorm_fused, "rmsnorm_fused", bd, x.p, gamma.p, y.p, t));
+  } else {
+    Gm sq(n * 2), ms(size_t(rows) * 2), ms2(size_t(rows) * 2), r(size_t(rows) * 2), tmp(n * 2);
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_square, "eager_square", bd, x.p, sq.p, t));
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_row_mean, "eager_row_mean", bd, sq.p, ms.p, t));
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_adds, "eager_adds", 1, ms.p, ms2.p, t));
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_rsqrt, "eager_rsqrt", 1, ms2.p, r.p, t));
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_mul_rows, "eager_mul_rows", bd, x.p, r.p, tmp.p, t));
+    o.results.push_back(ascendc_sim::run_kernel_fn(eager_mul_gamma, "eager_mul_gamma", bd, tmp.p, gamma.p, y.p, t));
+  }
+  check_rmsnorm(o, x, gamma, y, rows, cols, eps, fused ? 1e-2 : 3e-2);
+  return o;
+}
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
@@ -154,6 +207,8 @@ extern "C" int64_t cm_run(const char* experiment, const uint64_t* params, size_t
   else if (e == "exp_ln") o = run_exp_ln(params, nparams);
   else if (e == "abs_vector") o = run_abs(false, params, nparams);
   else if (e == "abs_scalar") o = run_abs(true, params, nparams);
+  else if (e == "rmsnorm_fused") o = run_rmsnorm(true, params, nparams);
+  else if (e == "rmsnorm_eager") o = run_rmsnorm(false, params, nparams);
   else return -1;
   std::string json = "{\"check\":" + json_string(o.check) + ",\"results\":[";
   for (size_t i = 0; i < o.results.size(); i++) json += (i ? "," : "") + o.results[i].to_json();

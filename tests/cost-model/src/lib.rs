@@ -438,7 +438,13 @@ impl Experiment {
 }
 
 extern "C" {
-    fn cm_run(experiment: *const std::ffi::c_char, params: *const u64, n: usize, out: *mut u8, cap: usize) -> i64;
+    fn cm_run(
+        experiment: *const std::ffi::c_char,
+        params: *const u64,
+        n: usize,
+        out: *mut u8,
+        cap: usize,
+    ) -> i64;
 }
 
 static HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -454,7 +460,15 @@ pub fn experiment(name: &str, params: &[u64]) -> Experiment {
     let mut buf = vec![0u8; 1 << 16];
     loop {
         // SAFETY: cm_run reads `params` (len n) and writes at most `cap` bytes to `out`.
-        let n = unsafe { cm_run(cname.as_ptr(), params.as_ptr(), params.len(), buf.as_mut_ptr(), buf.len()) };
+        let n = unsafe {
+            cm_run(
+                cname.as_ptr(),
+                params.as_ptr(),
+                params.len(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
         if n == -1 {
             panic!("unknown harness experiment {name}");
         }
@@ -463,6 +477,7 @@ pub fn experiment(name: &str, params: &[u64]) -> Experiment {
             continue;
         }
         let text = std::str::from_utf8(&buf[..n as usize]).expect("UTF-8");
-        return serde_json::from_str(text).unwrap_or_else(|e| panic!("bad harness JSON ({e}): {text}"));
+        return serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("bad harness JSON ({e}): {text}"));
     }
 }
