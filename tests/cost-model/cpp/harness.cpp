@@ -4,9 +4,11 @@
 // AscendC::GmAlloc, fills the inputs with a fixed pseudo-random pattern, launches the
 // experiment's kernel(s) synchronously with ascendc_sim::run_kernel_fn, checks the
 // outputs against a host reference, and writes
-//   {"check":"ok"|"<what was wrong>","results":[LaunchResult JSON, ...]}
+//   {"check":"ok"|"<what was wrong>","wall_s":[host seconds per launch],
+//    "results":[LaunchResult JSON, ...]}
 // to `out`. Returns the JSON length, or -(needed bytes) when `cap` is too small, or -1
 // for an unknown experiment. Not thread-safe (the Rust side serialises calls).
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -69,7 +71,14 @@ void fill(Gm& g, uint64_t seed) {
 
 struct Outcome {
   std::vector<LaunchResult> results;
+  std::vector<double> wall_s;  // host wall time of each launch (simulation + cost model)
   std::string check = "ok";
+  template <class... A>
+  void launch(A&&... a) {
+    auto t0 = std::chrono::steady_clock::now();
+    results.push_back(ascendc_sim::run_kernel_fn(std::forward<A>(a)...));
+    wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   void expect(bool ok, const std::string& what) {
     if (!ok && check == "ok") check = what;
   }
@@ -85,7 +94,7 @@ Outcome run_add(const uint64_t* p, size_t np) {
   fill<half>(y, 2);
   ElemTiling t{n, tile, tail, 0, bufs};
   Outcome o;
-  o.results.push_back(ascendc_sim::run_kernel_fn(add_f16, "add_f16", bd, x.p, y.p, z.p, t));
+  o.launch(add_f16, "add_f16", bd, x.p, y.p, z.p, t);
   for (uint32_t i = 0; i < n; i++) {
     half want = half(float(x.as<half>()[i]) + float(y.as<half>()[i]));
     if (z.as<half>()[i] != want) {
@@ -102,7 +111,7 @@ Outcome run_copy(const uint64_t* p, size_t np) {
   fill<half>(x, 3);
   ElemTiling t{n, tile, 0, 0, 2};
   Outcome o;
-  o.results.push_back(ascendc_sim::run_kernel_fn(copy_f16, "copy_f16", bd, x.p, y.p, t));
+  o.launch(copy_f16, "copy_f16", bd, x.p, y.p, t);
   o.expect(std::memcmp(x.p, y.p, x.bytes) == 0, "copy: output differs from input");
   return o;
 }
@@ -114,7 +123,7 @@ Outcome run_exp_ln(const uint64_t* p, size_t np) {
   fill<float>(x, 4);
   ElemTiling t{n, tile, tail, rounds, 2};
   Outcome o;
-  o.results.push_back(ascendc_sim::run_kernel_fn(exp_ln_chain, "exp_ln_chain", bd, x.p, y.p, t));
+  o.launch(exp_ln_chain, "exp_ln_chain", bd, x.p, y.p, t);
   for (uint32_t i = 0; i < n; i++) {
     if (std::fabs(y.as<float>()[i] - x.as<float>()[i]) > 1e-3f) {
       o.expect(false, "exp_ln_chain: y[" + std::to_string(i) + "] wrong");
@@ -130,8 +139,8 @@ Outcome run_abs(bool scalar, const uint64_t* p, size_t np) {
   fill<half>(x, 5);
   ElemTiling t{n, tile, 0, 0, 2};
   Outcome o;
-  o.results.push_back(ascendc_sim::run_kernel_fn(scalar ? abs_scalar : abs_vector, scalar ? "abs_scalar" : "abs_vector",
-                                                 bd, x.p, y.p, t));
+  o.launch(scalar ? abs_scalar : abs_vector, scalar ? "abs_scalar" : "abs_vector",
+                                                 bd, x.p, y.p, t);
   for (uint32_t i = 0; i < n; i++) {
     float v = float(x.as<half>()[i]);
     if (float(y.as<half>()[i]) != std::fabs(v)) {
@@ -174,15 +183,15 @@ Outcome run_rmsnorm(bool fused, const uint64_t* p, size_t np) {
   fill<half>(gamma, 7);
   Outcome o;
   if (fused) {
-    o.results.push_back(ascendc_sim::run_kernel_fn(rmsnorm_fused, "rmsnorm_fused", bd, x.p, gamma.p, y.p, t));
+    o.launch(rmsnorm_fused, "rmsnorm_fused", bd, x.p, gamma.p, y.p, t);
   } else {
     Gm sq(n * 2), ms(size_t(rows) * 2), ms2(size_t(rows) * 2), r(size_t(rows) * 2), tmp(n * 2);
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_square, "eager_square", bd, x.p, sq.p, t));
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_row_mean, "eager_row_mean", bd, sq.p, ms.p, t));
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_adds, "eager_adds", 1, ms.p, ms2.p, t));
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_rsqrt, "eager_rsqrt", 1, ms2.p, r.p, t));
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_mul_rows, "eager_mul_rows", bd, x.p, r.p, tmp.p, t));
-    o.results.push_back(ascendc_sim::run_kernel_fn(eager_mul_gamma, "eager_mul_gamma", bd, tmp.p, gamma.p, y.p, t));
+    o.launch(eager_square, "eager_square", bd, x.p, sq.p, t);
+    o.launch(eager_row_mean, "eager_row_mean", bd, sq.p, ms.p, t);
+    o.launch(eager_adds, "eager_adds", 1, ms.p, ms2.p, t);
+    o.launch(eager_rsqrt, "eager_rsqrt", 1, ms2.p, r.p, t);
+    o.launch(eager_mul_rows, "eager_mul_rows", bd, x.p, r.p, tmp.p, t);
+    o.launch(eager_mul_gamma, "eager_mul_gamma", bd, tmp.p, gamma.p, y.p, t);
   }
   check_rmsnorm(o, x, gamma, y, rows, cols, eps, fused ? 1e-2 : 3e-2);
   return o;
@@ -210,7 +219,9 @@ extern "C" int64_t cm_run(const char* experiment, const uint64_t* params, size_t
   else if (e == "rmsnorm_fused") o = run_rmsnorm(true, params, nparams);
   else if (e == "rmsnorm_eager") o = run_rmsnorm(false, params, nparams);
   else return -1;
-  std::string json = "{\"check\":" + json_string(o.check) + ",\"results\":[";
+  std::string json = "{\"check\":" + json_string(o.check) + ",\"wall_s\":[";
+  for (size_t i = 0; i < o.wall_s.size(); i++) json += (i ? "," : "") + std::to_string(o.wall_s[i]);
+  json += "],\"results\":[";
   for (size_t i = 0; i < o.results.size(); i++) json += (i ? "," : "") + o.results[i].to_json();
   json += "]}";
   if (json.size() + 1 > cap) return -int64_t(json.size() + 1);

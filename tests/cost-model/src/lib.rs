@@ -20,6 +20,7 @@ pub const PROFILE_DIR: &str = env!("COST_PROFILE_DIR");
 
 /// A value per pipe, as `LaunchReport::to_json` writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PerPipe {
     #[serde(rename = "S")]
     pub s: f64,
@@ -31,8 +32,10 @@ pub struct PerPipe {
     pub mte3: f64,
 }
 
-/// `LaunchReport` (report.h): times in µs, bytes in bytes, bandwidth in GB/s.
+/// `LaunchReport` (report.h): times in µs, bytes in bytes, bandwidth in GB/s. Unknown
+/// fields are rejected, so a renamed or added field in `to_json` fails the tests.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     pub kernel: String,
     pub soc: String,
@@ -416,6 +419,8 @@ impl LaunchResult {
 pub struct Experiment {
     /// "ok", or what was wrong with the kernel's output.
     pub check: String,
+    /// Host wall time of each launch (simulation and cost model), seconds.
+    pub wall_s: Vec<f64>,
     pub results: Vec<LaunchResult>,
 }
 
