@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "acl/acl.h"
 #include "ascendc_sim/kernel_launch.h"
 #include "tikicpulib.h"
 #include "../kernels/tiling.h"
@@ -72,6 +73,7 @@ void fill(Gm& g, uint64_t seed) {
 struct Outcome {
   std::vector<LaunchResult> results;
   std::vector<double> wall_s;  // host wall time of each launch (simulation + cost model)
+  double event_ms = -1;        // aclrtEventElapsedTime around the launches, when measured
   std::string check = "ok";
   template <class... A>
   void launch(A&&... a) {
@@ -197,6 +199,52 @@ Outcome run_rmsnorm(bool fused, const uint64_t* p, size_t np) {
   return o;
 }
 
+// The eager RMSNorm chain launched asynchronously on an AscendCL stream between two
+// events, as host code times kernels on an NPU; then the same launches synchronously
+// for their reports. aclrtEventElapsedTime must equal the sum of the modelled times.
+Outcome run_events(const uint64_t* p, size_t np) {
+  uint32_t rows = arg(p, np, 0, 256), cols = arg(p, np, 1, 1024), bd = arg(p, np, 2, 48);
+  size_t n = size_t(rows) * cols;
+  RowTiling t{rows, cols, 1e-6f, 1.0f / float(cols)};
+  Gm x(n * 2), gamma(size_t(cols) * 2), y(n * 2), sq(n * 2), ms(size_t(rows) * 2), ms2(size_t(rows) * 2),
+      r(size_t(rows) * 2), tmp(n * 2);
+  fill<half>(x, 6);
+  fill<half>(gamma, 7);
+  Outcome o;
+  aclrtStream s = nullptr;
+  aclrtEvent start = nullptr, end = nullptr;
+  auto ok = [&](aclError e, const char* what) {
+    o.expect(e == ACL_SUCCESS, std::string(what) + " failed with " + std::to_string(e));
+    return e == ACL_SUCCESS;
+  };
+  if (!ok(aclrtSetDevice(0), "aclrtSetDevice") || !ok(aclrtCreateStream(&s), "aclrtCreateStream") ||
+      !ok(aclrtCreateEvent(&start), "aclrtCreateEvent") || !ok(aclrtCreateEvent(&end), "aclrtCreateEvent")) {
+    return o;
+  }
+  ok(aclrtRecordEvent(start, s), "aclrtRecordEvent");
+  ok(ACLRT_LAUNCH_KERNEL(eager_square)(bd, s, x.p, sq.p, t), "launch eager_square");
+  ok(ACLRT_LAUNCH_KERNEL(eager_row_mean)(bd, s, sq.p, ms.p, t), "launch eager_row_mean");
+  ok(ACLRT_LAUNCH_KERNEL(eager_adds)(1, s, ms.p, ms2.p, t), "launch eager_adds");
+  ok(ACLRT_LAUNCH_KERNEL(eager_rsqrt)(1, s, ms2.p, r.p, t), "launch eager_rsqrt");
+  ok(ACLRT_LAUNCH_KERNEL(eager_mul_rows)(bd, s, x.p, r.p, tmp.p, t), "launch eager_mul_rows");
+  ok(ACLRT_LAUNCH_KERNEL(eager_mul_gamma)(bd, s, tmp.p, gamma.p, y.p, t), "launch eager_mul_gamma");
+  ok(aclrtRecordEvent(end, s), "aclrtRecordEvent");
+  ok(aclrtSynchronizeStream(s), "aclrtSynchronizeStream");
+  float ms_elapsed = 0;
+  if (ok(aclrtEventElapsedTime(&ms_elapsed, start, end), "aclrtEventElapsedTime")) o.event_ms = ms_elapsed;
+  aclrtDestroyEvent(start);
+  aclrtDestroyEvent(end);
+  aclrtDestroyStream(s);
+  check_rmsnorm(o, x, gamma, y, rows, cols, 1e-6f, 3e-2);
+  o.launch(eager_square, "eager_square", bd, x.p, sq.p, t);
+  o.launch(eager_row_mean, "eager_row_mean", bd, sq.p, ms.p, t);
+  o.launch(eager_adds, "eager_adds", 1, ms.p, ms2.p, t);
+  o.launch(eager_rsqrt, "eager_rsqrt", 1, ms2.p, r.p, t);
+  o.launch(eager_mul_rows, "eager_mul_rows", bd, x.p, r.p, tmp.p, t);
+  o.launch(eager_mul_gamma, "eager_mul_gamma", bd, tmp.p, gamma.p, y.p, t);
+  return o;
+}
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
@@ -218,8 +266,11 @@ extern "C" int64_t cm_run(const char* experiment, const uint64_t* params, size_t
   else if (e == "abs_scalar") o = run_abs(true, params, nparams);
   else if (e == "rmsnorm_fused") o = run_rmsnorm(true, params, nparams);
   else if (e == "rmsnorm_eager") o = run_rmsnorm(false, params, nparams);
+  else if (e == "events") o = run_events(params, nparams);
   else return -1;
-  std::string json = "{\"check\":" + json_string(o.check) + ",\"wall_s\":[";
+  std::string json = "{\"check\":" + json_string(o.check) + ",\"event_ms\":";
+  json += o.event_ms >= 0 ? std::to_string(o.event_ms) : std::string("null");
+  json += ",\"wall_s\":[";
   for (size_t i = 0; i < o.wall_s.size(); i++) json += (i ? "," : "") + std::to_string(o.wall_s[i]);
   json += "],\"results\":[";
   for (size_t i = 0; i < o.results.size(); i++) json += (i ? "," : "") + o.results[i].to_json();

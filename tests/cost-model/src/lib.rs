@@ -421,6 +421,8 @@ pub struct Experiment {
     pub check: String,
     /// Host wall time of each launch (simulation and cost model), seconds.
     pub wall_s: Vec<f64>,
+    /// `aclrtEventElapsedTime` around the launches (experiment "events"), ms.
+    pub event_ms: Option<f64>,
     pub results: Vec<LaunchResult>,
 }
 
@@ -457,7 +459,8 @@ static HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs a harness experiment (cpp/harness.cpp): "add" [n, block_dim, tile, buffer_num,
 /// tail_split], "copy" [n, block_dim, tile], "exp_ln" [n, block_dim, tile, rounds,
 /// tail_split], "abs_vector"/"abs_scalar" [n, block_dim, tile], "rmsnorm_fused" /
-/// "rmsnorm_eager" [rows, cols, block_dim]. Element counts in elements, tiles in
+/// "rmsnorm_eager" [rows, cols, block_dim], "events" [rows, cols, block_dim] (the eager
+/// chain on an AscendCL stream between two events, then synchronously). Element counts in elements, tiles in
 /// elements. Calls are serialised.
 pub fn experiment(name: &str, params: &[u64]) -> Experiment {
     let _guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());

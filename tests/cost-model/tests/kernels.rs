@@ -272,3 +272,16 @@ mod floor {
         }
     }
 }
+
+#[test]
+fn events_around_launches_measure_the_modelled_time() {
+    let e = experiment("events", &[256, 1024, CORES]);
+    let modelled: f64 = e.total_us();
+    let measured_us = e.event_ms.expect("aclrtEventElapsedTime") * 1e3;
+    println!("events: {measured_us:.3} us, sum of reports {modelled:.3} us");
+    // aclrtEventElapsedTime returns float milliseconds.
+    assert!(
+        (measured_us - modelled).abs() <= 1e-5 * modelled + 1e-3,
+        "{measured_us} vs {modelled}"
+    );
+}
