@@ -181,6 +181,33 @@ pub fn replay(script: &str, opts: &Options) -> Result<Vec<Report>, DriverError> 
         .collect())
 }
 
+/// Replays `script` and returns the reports as `LaunchReport::to_text` prints them.
+pub fn replay_text(script: &str) -> String {
+    let mut child = Command::new(TRACE_DRIVER)
+        .arg("--text")
+        .env_remove("AGENTICCANN_SIM_PROFILE")
+        .env_remove("AGENTICCANN_SOC")
+        .env_remove("AGENTICCANN_SIM_COST")
+        .env("AGENTICCANN_SIM_PROFILE_DIR", PROFILE_DIR)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {TRACE_DRIVER}: {e}"));
+    let _ = child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(script.as_bytes());
+    let out = child.wait_with_output().expect("trace_driver output");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
 /// Replays a script holding exactly one launch; panics with the driver's message on error.
 pub fn replay_one(script: &str) -> Report {
     replay_with(script, &Options::default())
