@@ -10,21 +10,13 @@ use super::{
     POOL_MIN_COUNT,
 };
 
-/// Host f32 implementation of [`VectorOps`]; counts calls per op.
-#[derive(Debug, Default)]
-pub struct HostReference {
-    /// Calls per op, in [`Op::ALL`] order.
-    pub calls: [usize; Op::ALL.len()],
-}
+/// Host f32 implementation of [`VectorOps`] (stateless).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HostReference;
 
 impl HostReference {
     pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn count(&mut self, op: Op) {
-        let i = Op::ALL.iter().position(|&o| o == op).expect("op in ALL");
-        self.calls[i] += 1;
+        HostReference
     }
 }
 
@@ -65,7 +57,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         check_len(op, d, "gamma", gamma.len(), &bsh[2..])?;
         check_len(op, d, "beta", beta.len(), &bsh[2..])?;
         check_len(op, d, "y", y.len(), &bsh)?;
-        self.count(op);
         let mut h = vec![0f32; hidden];
         for r in 0..batch * seq {
             let s = r % seq;
@@ -97,7 +88,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         check_len(op, T::DTYPE, "x", x.len(), &rc)?;
         check_len(op, T::DTYPE, "b", b.len(), &rc[1..])?;
         check_len(op, T::DTYPE, "y", y.len(), &rc)?;
-        self.count(op);
         for (i, (o, v)) in y.iter_mut().zip(x).enumerate() {
             *o = T::from_f32(v.to_f32() + b[i % cols].to_f32());
         }
@@ -129,7 +119,6 @@ impl<T: Element> VectorOps<T> for HostReference {
             &[("batch", batch), ("seq", seq)],
         )?;
         check_len(op, T::DTYPE, "probs", probs.len(), &full)?;
-        self.count(op);
         let scale = ATTENTION_SCALE as f32;
         let mut s = vec![0f32; seq];
         for (r, (srow, prow)) in scores
@@ -168,7 +157,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         check_len(op, T::DTYPE, "x", x.len(), &rc)?;
         check_len(op, T::DTYPE, "b", b.len(), &rc[1..])?;
         check_len(op, T::DTYPE, "y", y.len(), &rc)?;
-        self.count(op);
         for (i, (o, v)) in y.iter_mut().zip(x).enumerate() {
             let h = v.to_f32() + b[i % cols].to_f32();
             *o = T::from_f32(0.5 * h * (1.0 + libm::erff(h * std::f32::consts::FRAC_1_SQRT_2)));
@@ -196,7 +184,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         check_len(op, d, "gamma", gamma.len(), &rh[1..])?;
         check_len(op, d, "beta", beta.len(), &rh[1..])?;
         check_len(op, d, "y", y.len(), &rh)?;
-        self.count(op);
         let mut h = vec![0f32; hidden];
         for r in 0..rows {
             let row = r * hidden..(r + 1) * hidden;
@@ -232,7 +219,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         )?;
         check_len(op, d, "mask", mask.len(), &[("batch", batch), ("seq", seq)])?;
         check_len(op, d, "y", y.len(), &[("batch", batch), ("hidden", hidden)])?;
-        self.count(op);
         let mut acc = vec![0f32; hidden];
         for b in 0..batch {
             acc.iter_mut().for_each(|a| *a = 0.0);
@@ -264,7 +250,6 @@ impl<T: Element> VectorOps<T> for HostReference {
         let rh = [("rows", rows), ("hidden", hidden)];
         check_len(op, T::DTYPE, "x", x.len(), &rh)?;
         check_len(op, T::DTYPE, "y", y.len(), &rh)?;
-        self.count(op);
         for r in 0..rows {
             let row = r * hidden..(r + 1) * hidden;
             let norm = x[row.clone()]
@@ -399,6 +384,14 @@ mod tests {
         assert!(err
             .to_string()
             .contains("argument `y` has 3 elements, expected 4"));
-        assert_eq!(ops.calls, [0; 7]);
+        // A bad bias is found before the (correctly sized) output is touched.
+        let mut y = [9f32; 4];
+        let err = ops
+            .bias_gelu(&[1.0, 2.0, 3.0, 4.0], &[0.0], &mut y, 2, 2)
+            .unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("argument `b` has 1 elements, expected 2"));
+        assert_eq!(y, [9.0; 4]);
     }
 }

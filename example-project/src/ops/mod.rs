@@ -21,6 +21,7 @@
 //!   download.
 
 pub mod host;
+pub mod profile;
 
 use std::fmt;
 
