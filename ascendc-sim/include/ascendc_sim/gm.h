@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace ascendc_sim::gm {
 
@@ -31,5 +33,16 @@ bool find_allocation(const void* ptr, Allocation* out);
 
 /// True when [ptr, ptr + bytes) lies inside one registered allocation.
 bool in_bounds(const void* ptr, size_t bytes);
+
+/// Name of an origin as printed: "aclrtMalloc", "aclrtMallocHost", "GmAlloc".
+const char* origin_name(Origin o);
+
+/// An immutable copy of the registry, sorted by address. run_kernel takes one per
+/// launch so that kernel accesses are checked without taking the registry lock.
+struct Snapshot {
+  std::vector<Allocation> allocs;
+  bool find(const void* ptr, Allocation* out) const;
+};
+std::shared_ptr<const Snapshot> snapshot();
 
 }  // namespace ascendc_sim::gm

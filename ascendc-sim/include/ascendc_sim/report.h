@@ -39,6 +39,14 @@ struct LaunchReport {
   double core_min_us = 0;        // fastest core's finish time (without launch overhead)
   double core_max_us = 0;        // slowest core's finish time (without launch overhead)
   double imbalance = 0;          // core_max_us / mean core time - 1 (0 = balanced)
+  // Added by the cost model (cost branch); same conventions as above.
+  bool cost_accounting = true;   // false: AGENTICCANN_SIM_COST=off — only the byte and
+                                 // access counts are filled, every time is 0
+  uint64_t hbm_bytes = 0;        // bytes charged to HBM: GM bytes rounded out to whole
+                                 // bursts (>= gm_read_bytes + gm_write_bytes)
+  uint64_t dma_transfers = 0;    // DataCopy/DataCopyPad transfers over all cores
+  uint64_t vector_instrs = 0;    // vector instructions over all cores
+  uint32_t cores_used = 0;       // physical cores that ran at least one block
 
   /// One JSON object (stable field names, the ones above).
   std::string to_json() const;

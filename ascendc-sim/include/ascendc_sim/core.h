@@ -1,0 +1,189 @@
+// ascendc_sim/core.h — the state of one simulated AIV core and how APIs report errors.
+//
+// run_kernel (launch.h) gives every simulated core a CoreContext and makes it current
+// on the host thread that runs the core (`thread_local`). The context owns the core's
+// Unified Buffer (profile ub_bytes, 192 KiB on 910B) with one shadow byte per UB byte
+// ("initialized"), the TPipe/TQue/TBuf bookkeeping, the mask registers, the flag state,
+// the hazard tracker, the cost recorder and the diagnostics found so far.
+//
+// APIs report a broken rule with fail() (records an error Diagnostic, throws
+// KernelAbort; run_kernel catches it) or warn() (records a warning, goes on).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <initializer_list>
+#include <source_location>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ascendc_sim/cost.h"
+#include "ascendc_sim/diag.h"
+
+namespace ascendc_sim {
+
+using SrcLoc = std::source_location;
+
+/// Named numbers attached to a diagnostic, e.g. {{"bytes", 40}, {"capacity", 196608}}.
+using Numbers = std::initializer_list<std::pair<const char*, double>>;
+
+/// The UB byte pattern of never-written memory: 0xFF is a NaN for f16, bf16 and f32.
+inline constexpr uint8_t kUbPoison = 0xFF;
+/// Shadow byte values.
+inline constexpr uint8_t kInit = 0xFF, kUninit = 0x00;
+
+/// Buffer states of the queue state machine (api-reference §2.5). TBUF = a TBuf region.
+enum class BufState : uint8_t { Free, Occupied, Enque, Deque, TBuf, Dead };
+
+/// One buffer carved from UB by TPipe::InitBuffer.
+struct BufRec {
+  uint32_t start = 0;  // byte offset in UB
+  uint32_t len = 0;    // bytes (multiple of 32)
+  uint32_t gen = 0;    // bumped by FreeTensor and pipe Reset/Destroy: stale tensors differ
+  BufState state = BufState::Free;
+  int32_t queue = -1;  // owning queue id
+  uint32_t slot = 0;   // index inside the queue
+  uint8_t position = 0;  // TPosition of the tensors it hands out
+  SrcLoc alloc_loc;      // last AllocTensor
+};
+
+/// A TQue/TQueBind/TBuf after InitBuffer.
+struct QueueRec {
+  int32_t pipe = -1;
+  uint8_t src_pos = 0, dst_pos = 0;
+  int32_t depth = 0;
+  bool is_tbuf = false;
+  Pipe producer = Pipe::V, consumer = Pipe::V;
+  std::vector<uint32_t> bufs;  // indices into CoreContext::bufs
+  std::deque<uint32_t> fifo;   // slots enqueued, oldest first
+  uint32_t next = 0;           // next slot AllocTensor tries
+  SrcLoc init_loc;
+  bool live = true;
+};
+
+struct PipeRec {
+  uint32_t cur = 0;      // next free UB byte
+  uint32_t buffers = 0;  // buffers handed out (limit 64)
+  bool live = true;
+  SrcLoc loc;
+};
+
+/// Per-32-byte-block record of the last accesses, for cross-pipe hazards (FC-23).
+struct Hazards {
+  static constexpr int kP = kPipeCount;
+  uint32_t counter[kP] = {0, 0, 0, 0};  // instructions issued per pipe
+  uint32_t vc[kP][kP] = {};             // vc[p][q]: p knows q's instructions <= this are done
+  std::vector<uint8_t> writer;          // pipe of the last write, 0xFF = none/ordered
+  std::vector<uint32_t> wstamp;         // its counter value
+  std::vector<SrcLoc> wloc;
+  std::vector<uint32_t> rstamp[kP];     // last read per pipe (0 = none)
+  std::vector<SrcLoc> rloc[kP];
+  std::unordered_map<uint64_t, std::vector<uint32_t>> tokens;  // SyncKey -> clock
+};
+
+struct CoreContext {
+  uint64_t serial = 0;        // unique per core run; objects created on another run are stale
+  void* current_tpipe = nullptr;  // GetTPipePtr()
+  int32_t block_idx = 0;
+  uint32_t block_num = 1;
+  uint8_t* ub = nullptr;      // ub_bytes, 64-byte aligned
+  uint8_t* shadow = nullptr;  // one byte per UB byte: kInit / kUninit
+  uint32_t ub_bytes = 0;
+  cost::CoreRecorder* rec = nullptr;
+  uint64_t tiling_key = 0;
+
+  std::vector<Diagnostic> diags;
+  bool aborting = false;
+
+  // Vector mask registers (api-reference §4.1).
+  bool counter_mode = false;
+  uint64_t mask[2] = {~0ull, ~0ull};
+  uint64_t cmpmask[2] = {0, 0};  // CMPMASK register (Compare without dst; Select mode 0)
+  double acc_val = 0;            // GetAccVal
+  double reduce_max_min[2] = {0, 0};
+
+  std::vector<BufRec> bufs;
+  std::vector<QueueRec> queues;
+  std::vector<PipeRec> pipes;
+  uint32_t live_per_position[32] = {};
+
+  // User flags: SyncKey value -> number of SetFlag not yet waited (+ where set).
+  std::unordered_map<uint64_t, std::deque<SrcLoc>> flags;
+  uint32_t next_event_id[64] = {};
+  // Keys signalled at least once (so a wait on a never-signalled key is not recorded).
+  std::unordered_map<uint64_t, bool> signalled;
+
+  Hazards hz;
+};
+
+/// The context of the core running on this thread; nullptr outside a kernel.
+extern thread_local CoreContext* tl_ctx;
+
+/// The current core. Throws std::logic_error (naming `api`) when called outside a
+/// kernel launched by run_kernel.
+CoreContext& ctx_for(const char* api);
+inline CoreContext& ctx(const char* api) {
+  CoreContext* c = tl_ctx;
+  return c ? *c : ctx_for(api);
+}
+
+/// Records an error diagnostic on the current core and throws KernelAbort.
+[[noreturn]] void fail(const char* kind, const char* api, const SrcLoc& loc, std::string message,
+                       Numbers numbers = {});
+/// Records an error diagnostic without throwing (end-of-kernel checks, destructors).
+void record_error(const char* kind, const char* api, const SrcLoc& loc, std::string message,
+                  Numbers numbers = {});
+/// Records a warning. Repeats of the same kind at the same line on one core are counted
+/// in the first one's "occurrences" number instead of being listed again.
+void warn(const char* kind, const char* api, const SrcLoc& loc, std::string message,
+          Numbers numbers = {});
+
+/// printf-style formatting into a std::string.
+std::string fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// ---- sync plumbing shared by queues, flags and barriers (src/sync.cpp) ----
+/// `pipe` signals `key` once its earlier instructions are done (cost + hazard clocks).
+void sync_signal(CoreContext& c, Pipe pipe, SyncKey key);
+/// `pipe` waits for the last signal of `key` (no-op when never signalled).
+void sync_wait(CoreContext& c, Pipe pipe, SyncKey key);
+/// PipeBarrier: `all` = PIPE_ALL.
+void sync_barrier(CoreContext& c, Pipe pipe, bool all);
+
+// ---- hazard tracking (src/hazard.cpp) ----
+/// Counts one instruction on `pipe`; returns its stamp for hz_access.
+inline uint32_t hz_issue(CoreContext& c, Pipe pipe) { return ++c.hz.counter[int(pipe)]; }
+/// Records an access of UB bytes [lo, hi) by the instruction `stamp` on `pipe` and
+/// reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
+void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t hi, bool write,
+               const char* api, const SrcLoc& loc);
+/// A scalar (PIPE_S) access: ordered with every pipe by the compiler's auto-sync.
+void hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write);
+
+// ---- UB operand checks (src/tensor.cpp) ----
+/// What an API needs to know about a LocalTensor operand.
+struct UbRef {
+  uint32_t addr;  // byte offset in UB
+  int32_t buf;    // BufRec index, -1 = never allocated
+  uint32_t gen;
+};
+/// Checks that the tensor is allocated and not freed; returns its buffer's [start, end).
+std::pair<uint32_t, uint32_t> check_tensor(CoreContext& c, const UbRef& t, const char* role,
+                                           const char* api, const SrcLoc& loc);
+/// check_tensor + 32-byte alignment (`align` bytes) + [lo, hi) inside the buffer.
+void check_operand(CoreContext& c, const UbRef& t, uint32_t lo, uint32_t hi, uint32_t align,
+                   const char* role, const char* api, const SrcLoc& loc);
+/// Reports a read of never-initialized UB bytes in [lo, hi) (error "ub_uninitialized_read").
+void check_initialized(CoreContext& c, uint32_t lo, uint32_t hi, const char* what, const char* api,
+                       const SrcLoc& loc);
+inline void mark_init(CoreContext& c, uint32_t lo, uint32_t hi) {
+  std::memset(c.shadow + lo, kInit, hi - lo);
+}
+
+// ---- GM checks (src/gm.cpp) ----
+/// Checks that [p, p + bytes) lies in one host allocation (error "gm_out_of_bounds").
+void check_gm(const void* p, uint64_t bytes, bool write, const char* api, const SrcLoc& loc);
+
+}  // namespace ascendc_sim

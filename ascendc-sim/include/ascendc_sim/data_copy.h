@@ -1,0 +1,205 @@
+// ascendc_sim/data_copy.h — DataCopy and DataCopyPad (api-reference §3).
+//
+// Units (exact, they are what kernels get wrong):
+//  * DataCopy count form: `count` elements; the byte count is rounded DOWN to a multiple
+//    of 32 as the hardware does, with a "datacopy_truncated" warning naming the numbers.
+//  * DataCopyParams: blockCount bursts of blockLen 32-byte blocks; srcStride/dstStride are
+//    gaps (end of one burst to start of the next) in 32-byte blocks, on GM and UB alike.
+//  * DataCopyPad (DataCopyExtParams, or the legacy DataCopyParams): blockLen in BYTES;
+//    the GM-side gap in bytes, the UB-side gap in 32-byte blocks. GM->UB places burst i at
+//    dst + i * (roundup32(left*size + blockLen + right*size) + dstStride*32) (FC-01); with
+//    isPad the left/right padding and the rest of the 32-byte block get paddingValue,
+//    without it they stay uninitialized (poisoned) UB. UB->GM writes blockLen bytes per
+//    burst. The GM address needs no alignment (FC-08); the UB address needs 32 bytes.
+// GM->UB runs on MTE2, UB->GM on MTE3, UB->UB on V.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "ascendc_sim/core.h"
+#include "ascendc_sim/tensor.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+  uint16_t blockCount = 1;
+  uint16_t blockLen = 0;
+  union {
+    uint16_t srcGap = 0;
+    uint16_t srcStride;
+  };
+  union {
+    uint16_t dstGap = 0;
+    uint16_t dstStride;
+  };
+  DataCopyParams() = default;
+  DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
+      : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+};
+
+struct DataCopyExtParams {
+  uint16_t blockCount = 1;
+  uint32_t blockLen = 0;
+  uint32_t srcStride = 0;
+  uint32_t dstStride = 0;
+  uint32_t rsv = 0;
+  DataCopyExtParams() = default;
+  DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
+                    const uint32_t rsvIn = 0)
+      : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
+};
+
+template <typename T>
+struct DataCopyPadExtParams {
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  T paddingValue{};
+  DataCopyPadExtParams() = default;
+  DataCopyPadExtParams(const bool isPadIn, const uint8_t left, const uint8_t right, T value)
+      : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+/// Legacy padding parameters (paddingValue converted to the element type).
+struct DataCopyPadParams {
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  uint64_t paddingValue = 0;
+  DataCopyPadParams() = default;
+  DataCopyPadParams(const bool isPadIn, const uint8_t left, const uint8_t right, const uint64_t value)
+      : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+}  // namespace AscendC
+
+namespace ascendc_sim::dma {
+
+/// Bursts of one DMA instruction.
+struct Bursts {
+  uint32_t count = 0;     // bursts
+  uint64_t bytes = 0;     // bytes moved per burst
+  uint64_t gm_pitch = 0;  // GM start-to-start distance, bytes
+  uint64_t ub_pitch = 0;  // UB start-to-start distance, bytes (src side for UB->UB)
+  uint64_t ub_pitch2 = 0; // UB->UB: dst start-to-start distance
+};
+
+/// DataCopyPad GM->UB padding.
+struct Pad {
+  bool is_pad = false;
+  uint32_t left = 0, right = 0;  // elements
+  uint32_t esize = 1;
+  uint8_t value[8] = {};
+};
+
+/// Count form: `count` elements of `esize` bytes, truncated to whole 32-byte blocks.
+void count_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t count, uint32_t esize, const SrcLoc& loc);
+void count_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc);
+void count_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc);
+/// DataCopyParams forms (units of 32-byte blocks).
+void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
+                     uint32_t dst_gap, const SrcLoc& loc);
+void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
+                     uint32_t dst_gap, const SrcLoc& loc);
+void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
+                     uint32_t dst_gap, const SrcLoc& loc);
+/// DataCopyPad (blockLen in bytes; GM gap in bytes; UB gap in 32-byte blocks).
+void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t block_count, uint64_t block_len, uint64_t src_gap,
+                  uint64_t dst_gap, const Pad& pad, uint32_t esize, const SrcLoc& loc);
+void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t block_count, uint64_t block_len, uint64_t src_gap,
+                  uint64_t dst_gap, uint32_t esize, const SrcLoc& loc);
+
+template <typename T>
+inline Pad make_pad(bool is_pad, uint32_t left, uint32_t right, const T& value) {
+  Pad p;
+  p.is_pad = is_pad;
+  p.left = left;
+  p.right = right;
+  p.esize = sizeof(T);
+  std::memcpy(p.value, &value, sizeof(T));
+  return p;
+}
+
+}  // namespace ascendc_sim::dma
+
+namespace AscendC {
+
+// ---- DataCopy, count form ----
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::count_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), count, sizeof(T), loc);
+}
+template <typename T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::count_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), count, sizeof(T), loc);
+}
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::count_ub_to_ub(dst.ref(), src.ref(), count, sizeof(T), loc);
+}
+
+// ---- DataCopy, DataCopyParams form ----
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::params_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
+                                    p.srcStride, p.dstStride, loc);
+}
+template <typename T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::params_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
+                                    p.srcStride, p.dstStride, loc);
+}
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::params_ub_to_ub(dst.ref(), src.ref(), p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
+}
+
+// ---- DataCopyPad ----
+template <typename T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
+                                 p.srcStride, p.dstStride,
+                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding, pad.rightPadding, pad.paddingValue),
+                                 sizeof(T), loc);
+}
+template <typename T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
+                        ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
+                                 p.srcStride, p.dstStride, sizeof(T), loc);
+}
+/// Legacy form: DataCopyParams with blockLen in bytes.
+template <typename T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                        const DataCopyPadParams& pad, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  T value{};
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    value = bfloat16_t(float(pad.paddingValue));
+  } else {
+    value = static_cast<T>(pad.paddingValue);
+  }
+  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
+                                 p.srcStride, p.dstStride,
+                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding, pad.rightPadding, value),
+                                 sizeof(T), loc);
+}
+template <typename T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                        ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
+                                 p.srcStride, p.dstStride, sizeof(T), loc);
+}
+
+/// Scalar GM writes go through the data cache; the simulator's GM is coherent.
+template <typename T, int mode = 0, int entire = 0>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+
+}  // namespace AscendC

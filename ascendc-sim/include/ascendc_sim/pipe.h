@@ -1,0 +1,267 @@
+// ascendc_sim/pipe.h — TPipe, TQueBind/TQue and TBuf (api-reference §2.4, §2.5).
+//
+// TPipe::InitBuffer carves buffers from the core's Unified Buffer, each length rounded
+// up to 32 bytes; the total may not exceed the profile's UB size and a pipe hands out at
+// most 64 buffers. TQue buffers follow the state machine FREE -> (AllocTensor) OCCUPIED
+// -> (EnQue) ENQUE -> (DeQue) DEQUE -> (FreeTensor) FREE; every step that would hang
+// or corrupt on the NPU is an error here (queue_* diagnostics), never a hang. Queue
+// hand-offs are the cross-pipe synchronisation the TQue framework inserts: for VECIN,
+// AllocTensor waits (MTE2) for the buffer's last FreeTensor, EnQue signals MTE2 -> V,
+// DeQue waits on V, FreeTensor signals V; VECOUT mirrors it with V and MTE3. TBuf
+// regions carry no synchronisation.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+
+#include "ascendc_sim/core.h"
+#include "ascendc_sim/sync.h"
+#include "ascendc_sim/tensor.h"
+
+namespace ascendc_sim::qs {
+
+/// A buffer handed out by a queue or TBuf.
+struct Handle {
+  uint32_t addr = 0;   // UB byte offset
+  uint32_t bytes = 0;  // length in bytes
+  int32_t buf = -1;
+  uint32_t gen = 0;
+  uint8_t pos = 0;
+};
+
+int32_t pipe_create(CoreContext& c, const SrcLoc& loc);
+/// Ends a pipe; with `check`, queues still holding tensors are reported
+/// ("queue_tensor_not_freed").
+void pipe_destroy(CoreContext& c, int32_t pipe, bool check);
+void pipe_reset(CoreContext& c, int32_t pipe);
+/// InitBuffer for a queue (tbuf = false, `num` buffers) or a TBuf (num = 1).
+int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32_t depth, bool tbuf,
+                   uint32_t num, uint64_t len, const char* api, const SrcLoc& loc);
+Handle alloc(CoreContext& c, int32_t qid, const SrcLoc& loc);
+void enque(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc);
+Handle deque(CoreContext& c, int32_t qid, const SrcLoc& loc);
+void free_tensor(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc);
+/// A TBuf view of `bytes` bytes at byte `offset` (Get / GetWithOffset).
+Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, const char* api,
+                const SrcLoc& loc);
+int32_t count_in_queue(CoreContext& c, int32_t qid);
+bool has_idle(CoreContext& c, int32_t qid);
+uint32_t buf_len(CoreContext& c, int32_t qid);
+/// Error "queue_not_initialized": the queue/TBuf was used before TPipe::InitBuffer.
+[[noreturn]] void not_initialized(const char* api, const SrcLoc& loc);
+
+template <typename T>
+inline AscendC::LocalTensor<T> to_tensor(const Handle& h) {
+  AscendC::LocalTensor<T> t;
+  t.addr_ = h.addr;
+  t.size_ = h.bytes / uint32_t(sizeof(T));
+  t.buf_ = h.buf;
+  t.gen_ = h.gen;
+  t.pos_ = AscendC::TPosition(h.pos);
+  return t;
+}
+
+}  // namespace ascendc_sim::qs
+
+namespace AscendC {
+
+using TEventID = int8_t;
+
+class TPipe;
+
+/// Base of TQue and TBuf: the queue's id in the current core's context.
+class TQueBindBase {
+ public:
+  int32_t qid_ = -1;
+  uint64_t serial_ = 0;
+  int32_t id(const char* api, const ascendc_sim::SrcLoc& loc) const {
+    ascendc_sim::CoreContext& c = ascendc_sim::ctx(api);
+    if (qid_ < 0 || serial_ != c.serial) ascendc_sim::qs::not_initialized(api, loc);
+    return qid_;
+  }
+};
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind : public TQueBindBase {
+ public:
+  static constexpr TPosition kSrc = src, kDst = dst;
+  static constexpr int32_t kDepth = depth;
+
+  template <typename T>
+  LocalTensor<T> AllocTensor(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TQue::AllocTensor");
+    return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::alloc(c, id("TQue::AllocTensor", loc), loc));
+  }
+  template <typename T>
+  void AllocTensor(LocalTensor<T>& t, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    t = AllocTensor<T>(loc);
+  }
+  template <typename T>
+  void FreeTensor(LocalTensor<T>& t, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TQue::FreeTensor");
+    ascendc_sim::qs::free_tensor(c, id("TQue::FreeTensor", loc), t.ref(), loc);
+  }
+  template <typename T>
+  bool EnQue(const LocalTensor<T>& t, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TQue::EnQue");
+    ascendc_sim::qs::enque(c, id("TQue::EnQue", loc), t.ref(), loc);
+    return true;
+  }
+  template <typename T>
+  LocalTensor<T> DeQue(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TQue::DeQue");
+    return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::deque(c, id("TQue::DeQue", loc), loc));
+  }
+  template <typename T>
+  void DeQue(LocalTensor<T>& t, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    t = DeQue<T>(loc);
+  }
+  bool VacantInQue() {
+    auto& c = ascendc_sim::ctx("TQue::VacantInQue");
+    return ascendc_sim::qs::count_in_queue(c, id("TQue::VacantInQue", ascendc_sim::SrcLoc::current())) < depth;
+  }
+  bool HasTensorInQue() {
+    auto& c = ascendc_sim::ctx("TQue::HasTensorInQue");
+    return ascendc_sim::qs::count_in_queue(c, id("TQue::HasTensorInQue", ascendc_sim::SrcLoc::current())) > 0;
+  }
+  int32_t GetTensorCountInQue() {
+    auto& c = ascendc_sim::ctx("TQue::GetTensorCountInQue");
+    return ascendc_sim::qs::count_in_queue(c, id("TQue::GetTensorCountInQue", ascendc_sim::SrcLoc::current()));
+  }
+  bool HasIdleBuffer() {
+    auto& c = ascendc_sim::ctx("TQue::HasIdleBuffer");
+    return ascendc_sim::qs::has_idle(c, id("TQue::HasIdleBuffer", ascendc_sim::SrcLoc::current()));
+  }
+  void FreeAllEvent() {}
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::LCM>
+class TBuf : public TQueBindBase {
+ public:
+  /// The whole buffer as a tensor of T.
+  template <typename T>
+  LocalTensor<T> Get(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBuf::Get");
+    int32_t q = id("TBuf::Get", loc);
+    return ascendc_sim::qs::to_tensor<T>(
+        ascendc_sim::qs::tbuf_get(c, q, 0, ascendc_sim::qs::buf_len(c, q), "TBuf::Get", loc));
+  }
+  /// The first `len` elements of the buffer.
+  template <typename T>
+  LocalTensor<T> Get(uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBuf::Get");
+    return ascendc_sim::qs::to_tensor<T>(
+        ascendc_sim::qs::tbuf_get(c, id("TBuf::Get", loc), 0, uint64_t(len) * sizeof(T), "TBuf::Get", loc));
+  }
+  /// `size` elements starting `bufOffset` bytes into the buffer.
+  template <typename T>
+  LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset,
+                               ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBuf::GetWithOffset");
+    return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::tbuf_get(
+        c, id("TBuf::GetWithOffset", loc), bufOffset, uint64_t(size) * sizeof(T), "TBuf::GetWithOffset", loc));
+  }
+  uint32_t GetBufLen() const {
+    auto& c = ascendc_sim::ctx("TBuf::GetBufLen");
+    return ascendc_sim::qs::buf_len(c, id("TBuf::GetBufLen", ascendc_sim::SrcLoc::current()));
+  }
+};
+
+class TPipe {
+ public:
+  TPipe(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) : loc_(loc) { attach(); }
+  ~TPipe() {
+    ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+    if (c && serial_ == c->serial && id_ >= 0) {
+      ascendc_sim::qs::pipe_destroy(*c, id_, !c->aborting && std::uncaught_exceptions() == 0);
+      if (c->current_tpipe == this) c->current_tpipe = nullptr;
+    }
+  }
+  TPipe(const TPipe&) = delete;
+  TPipe& operator=(const TPipe&) = delete;
+
+  void Init() {}
+
+  /// `num` buffers of `len` bytes (rounded up to 32) for a TQue/TQueBind.
+  template <class Q>
+  bool InitBuffer(Q& que, uint8_t num, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TPipe::InitBuffer");
+    int32_t p = pipe_id(c);
+    que.qid_ = ascendc_sim::qs::init_queue(c, p, uint8_t(Q::kSrc), uint8_t(Q::kDst), Q::kDepth, false, num, len,
+                                           "TPipe::InitBuffer", loc);
+    que.serial_ = c.serial;
+    return true;
+  }
+  /// One buffer of `len` bytes (rounded up to 32) for a TBuf.
+  template <TPosition pos>
+  bool InitBuffer(TBuf<pos>& buf, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TPipe::InitBuffer");
+    int32_t p = pipe_id(c);
+    buf.qid_ = ascendc_sim::qs::init_queue(c, p, uint8_t(pos), uint8_t(pos), 0, true, 1, len, "TPipe::InitBuffer", loc);
+    buf.serial_ = c.serial;
+    return true;
+  }
+
+  /// An event id for manual SetFlag/WaitFlag of `evt` (ids cycle through 0..5).
+  template <HardEvent evt>
+  TEventID AllocEventID() {
+    auto& c = ascendc_sim::ctx("TPipe::AllocEventID");
+    uint32_t& n = c.next_event_id[uint8_t(evt) & 63];
+    TEventID id = TEventID(n % 6);
+    n++;
+    return id;
+  }
+  template <HardEvent evt>
+  void ReleaseEventID(TEventID) {}
+  template <HardEvent evt>
+  TEventID FetchEventID() {
+    auto& c = ascendc_sim::ctx("TPipe::FetchEventID");
+    return TEventID(c.next_event_id[uint8_t(evt) & 63] % 6);
+  }
+  TEventID FetchEventID(HardEvent evt) {
+    auto& c = ascendc_sim::ctx("TPipe::FetchEventID");
+    return TEventID(c.next_event_id[uint8_t(evt) & 63] % 6);
+  }
+
+  /// Frees every buffer of the pipe; queues and tensors of it become invalid.
+  void Destroy() {
+    ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+    if (c && serial_ == c->serial && id_ >= 0) {
+      ascendc_sim::qs::pipe_destroy(*c, id_, !c->aborting);
+      id_ = -1;
+    }
+  }
+  void DestroyWithoutPipeAll() { Destroy(); }
+  /// Frees every buffer; the pipe can InitBuffer again from the start of UB.
+  void Reset() {
+    ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+    if (c && serial_ == c->serial && id_ >= 0) ascendc_sim::qs::pipe_reset(*c, id_);
+  }
+
+ private:
+  void attach() {
+    ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+    if (!c) return;
+    id_ = ascendc_sim::qs::pipe_create(*c, loc_);
+    serial_ = c->serial;
+    c->current_tpipe = this;
+  }
+  int32_t pipe_id(ascendc_sim::CoreContext& c) {
+    if (id_ < 0 || serial_ != c.serial) attach();
+    return id_;
+  }
+  int32_t id_ = -1;
+  uint64_t serial_ = 0;
+  ascendc_sim::SrcLoc loc_;
+};
+
+/// The core's current TPipe (the last one constructed), or nullptr.
+inline TPipe* GetTPipePtr() {
+  ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+  return c ? static_cast<TPipe*>(c->current_tpipe) : nullptr;
+}
+
+}  // namespace AscendC

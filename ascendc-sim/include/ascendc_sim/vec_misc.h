@@ -1,0 +1,66 @@
+// ascendc_sim/vec_misc.h — Brcb and CreateVecIndex (api-reference §4.2).
+//
+// Brcb: each repeat takes 8 consecutive source elements and fills one 32-byte block of
+// the destination with each (block b of repeat r at dst + (r*dstRepStride + b*dstBlkStride)*32).
+#pragma once
+
+#include <cstdint>
+
+#include "ascendc_sim/vec_elementwise.h"
+
+namespace AscendC {
+
+template <typename T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, ascendc_sim::U8Arg repeatTime,
+                 const BrcbRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Brcb: 16- and 32-bit element types only");
+  using namespace ascendc_sim;
+  const char* api = "Brcb";
+  auto& c = ctx(api);
+  uint32_t r = vec::check_repeat(repeatTime.raw, api, loc);
+  if (r == 0) {
+    check_tensor(c, dst.ref(), "dst", api, loc);
+    check_tensor(c, src0.ref(), "src0", api, loc);
+    c.rec->vector(VecClass::Brcb, dtype_v<T>, 0, false);
+    return;
+  }
+  const uint32_t epb = 32 / sizeof(T);
+  uint64_t dspan = (uint64_t(r - 1) * p.dstRepStride + 7ull * p.dstBlkStride) * 32 + 32;
+  check_operand(c, src0.ref(), src0.addr_, src0.addr_ + r * 8 * sizeof(T), 32, "src0", api, loc);
+  check_operand(c, dst.ref(), dst.addr_, uint32_t(dst.addr_ + dspan), 32, "dst", api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::V);
+  hz_access(c, Pipe::V, stamp, src0.addr_, src0.addr_ + r * 8 * sizeof(T), false, api, loc);
+  for (uint32_t i = 0; i < r; i++) {
+    for (uint32_t b = 0; b < 8; b++) {
+      uint64_t off = dst.addr_ + (uint64_t(i) * p.dstRepStride + uint64_t(b) * p.dstBlkStride) * 32;
+      uint64_t s = src0.addr_ + (uint64_t(i) * 8 + b) * sizeof(T);
+      hz_access(c, Pipe::V, stamp, uint32_t(off), uint32_t(off + 32), true, api, loc);
+      uint8_t init = vec::all_init(c.shadow + s, sizeof(T));
+      T v;
+      std::memcpy(&v, c.ub + s, sizeof(T));
+      for (uint32_t e = 0; e < epb; e++) std::memcpy(c.ub + off + e * sizeof(T), &v, sizeof(T));
+      std::memset(c.shadow + off, init, 32);
+    }
+  }
+  c.rec->vector(VecClass::Brcb, dtype_v<T>, r, false);
+}
+
+/// dst[i] = firstValue + i for i < count.
+template <typename T>
+inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint32_t count, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float, int16_t, int32_t>, "CreateVecIndex: unsupported type");
+  using namespace ascendc_sim::vec;
+  struct K {
+    T f;
+    void operator()(uint8_t* const* d, uint8_t* const*, uint64_t n) const {
+      T* o = reinterpret_cast<T*>(d[0]);
+      for (uint64_t i = 0; i < n; i++) o[i] = narrow<T>(widen(f) + wide_t<T>(i));
+    }
+  };
+  Opnd ops[1] = {od(dst.ref(), "dst", sizeof(T), 1, 8, true)};
+  run("CreateVecIndex", ascendc_sim::VecClass::Duplicate, ascendc_sim::dtype_v<T>, count_shape(count, 256 / sizeof(T)),
+      ops, true, loc, K{firstValue});
+  end_count_form("CreateVecIndex");
+}
+
+}  // namespace AscendC

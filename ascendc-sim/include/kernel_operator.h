@@ -1,0 +1,24 @@
+// kernel_operator.h — the Ascend C kernel API (`AscendC` namespace) on the CPU simulator.
+//
+// Real Ascend C vector kernels written for the NPU include this one header and compile
+// with a host C++20 compiler (g++ >= 12 or clang >= 16, exceptions enabled) against
+// ascendc-sim/include, then link the simulator runtime (libascendc_sim.a, or
+// ascendc-sim/src/**/*.cpp). See ascendc-sim/README.md.
+#pragma once
+
+#include "ascendc_sim/types.h"          // half, bfloat16_t, qualifiers, GM_ADDR
+#include "ascendc_sim/core.h"           // the simulated core, diagnostics
+#include "ascendc_sim/sys_var.h"        // GetBlockIdx, GetBlockNum, ...
+#include "ascendc_sim/tensor.h"         // TPosition, GlobalTensor, LocalTensor
+#include "ascendc_sim/sync.h"           // pipe_t, HardEvent, SetFlag/WaitFlag, PipeBarrier, TQueSync
+#include "ascendc_sim/pipe.h"           // TPipe, TQue, TQueBind, TBuf
+#include "ascendc_sim/data_copy.h"      // DataCopy, DataCopyPad
+#include "ascendc_sim/mask.h"           // SetMaskCount/Norm, SetVectorMask, ResetMask
+#include "ascendc_sim/vec_params.h"     // BinaryRepeatParams, UnaryRepeatParams, BrcbRepeatParams
+#include "ascendc_sim/vec_elementwise.h"  // Add ... Duplicate, Axpy
+#include "ascendc_sim/vec_cast.h"       // Cast, RoundMode
+#include "ascendc_sim/vec_compare.h"    // Compare, CompareScalar/Compares, Select
+#include "ascendc_sim/vec_reduce.h"     // ReduceSum/Max/Min, WholeReduce*, BlockReduce*, PairReduceSum, 9.x names
+#include "ascendc_sim/vec_misc.h"       // Brcb, CreateVecIndex
+#include "ascendc_sim/tiling.h"         // GET_TILING_DATA, TILING_KEY_IS, KERNEL_TASK_TYPE_DEFAULT
+#include "ascendc_sim/kernel_launch.h"  // ACLRT_LAUNCH_KERNEL, ASCENDC_SIM_LAUNCH

@@ -1,0 +1,207 @@
+// DataCopy / DataCopyPad (data_copy.h; api-reference §3, field cases FC-01, FC-04, FC-08).
+#include <algorithm>
+#include <cstring>
+
+#include "ascendc_sim/data_copy.h"
+
+namespace ascendc_sim::dma {
+
+namespace {
+using ull = unsigned long long;
+
+DType dtype_for_size(uint32_t es) {
+  return es == 1 ? DType::U8 : es == 2 ? DType::U16 : es == 4 ? DType::U32 : DType::U64;
+}
+
+void check_block_count(uint64_t n, const char* api, const SrcLoc& loc) {
+  if (n > 4095) {
+    fail("field_out_of_range", api, loc, fmt("blockCount %llu is outside [0, 4095]", ull(n)),
+         {{"blockCount", double(n)}, {"max", 4095}});
+  }
+}
+
+// GM -> UB bursts. `block_ub` bytes of UB per burst starting at dst + i*ub_pitch; the data
+// (`bytes` per burst) lands at `data_off` inside it; the rest is padding.
+void gm_to_ub(CoreContext& c, const UbRef& dst, const uint8_t* gm, uint32_t count, uint64_t bytes, uint64_t gm_pitch,
+              uint64_t ub_pitch, uint64_t block_ub, uint64_t data_off, const Pad* pad, const char* api,
+              const SrcLoc& loc) {
+  uint64_t ub_span = uint64_t(count - 1) * ub_pitch + block_ub;
+  uint64_t gm_span = uint64_t(count - 1) * gm_pitch + bytes;
+  check_operand(c, dst, dst.addr, uint32_t(std::min<uint64_t>(dst.addr + ub_span, 0xFFFFFFFFull)), 32, "dst", api, loc);
+  check_gm(gm, gm_span, false, api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::MTE2);
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t b = dst.addr + uint32_t(i * ub_pitch);
+    hz_access(c, Pipe::MTE2, stamp, b, b + uint32_t(block_ub), true, api, loc);
+    std::memcpy(c.ub + b + data_off, gm + i * gm_pitch, bytes);
+    std::memset(c.shadow + b + data_off, kInit, bytes);
+    if (block_ub == bytes) continue;
+    // Padding: [b, b + data_off) and [b + data_off + bytes, b + block_ub).
+    uint64_t ranges[2][2] = {{0, data_off}, {data_off + bytes, block_ub}};
+    for (auto& r : ranges) {
+      if (r[1] <= r[0]) continue;
+      if (pad && pad->is_pad) {
+        for (uint64_t o = r[0]; o < r[1]; o += pad->esize) std::memcpy(c.ub + b + o, pad->value, pad->esize);
+        std::memset(c.shadow + b + r[0], kInit, r[1] - r[0]);
+      } else {
+        std::memset(c.ub + b + r[0], kUbPoison, r[1] - r[0]);
+        std::memset(c.shadow + b + r[0], kUninit, r[1] - r[0]);
+      }
+    }
+  }
+  c.rec->dma(Pipe::MTE2, uint64_t(reinterpret_cast<uintptr_t>(gm)), count, bytes, gm_pitch);
+}
+
+// UB -> GM bursts of `bytes` each, UB burst i at src + i*ub_pitch.
+void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uint64_t bytes, uint64_t gm_pitch,
+              uint64_t ub_pitch, const char* api, const SrcLoc& loc) {
+  uint64_t ub_span = uint64_t(count - 1) * ub_pitch + bytes;
+  uint64_t gm_span = uint64_t(count - 1) * gm_pitch + bytes;
+  check_operand(c, src, src.addr, uint32_t(std::min<uint64_t>(src.addr + ub_span, 0xFFFFFFFFull)), 32, "src", api, loc);
+  check_gm(gm, gm_span, true, api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::MTE3);
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t b = src.addr + uint32_t(i * ub_pitch);
+    check_initialized(c, b, b + uint32_t(bytes), "the copy to GM", api, loc);
+    hz_access(c, Pipe::MTE3, stamp, b, b + uint32_t(bytes), false, api, loc);
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    std::memcpy(gm + i * gm_pitch, c.ub + src.addr + i * ub_pitch, bytes);
+  }
+  c.rec->dma(Pipe::MTE3, uint64_t(reinterpret_cast<uintptr_t>(gm)), count, bytes, gm_pitch);
+}
+
+void ub_to_ub(CoreContext& c, const UbRef& dst, const UbRef& src, uint32_t count, uint64_t bytes,
+              uint64_t src_pitch, uint64_t dst_pitch, uint32_t esize, const char* api, const SrcLoc& loc) {
+  check_operand(c, src, src.addr, uint32_t(src.addr + (count - 1) * src_pitch + bytes), 32, "src", api, loc);
+  check_operand(c, dst, dst.addr, uint32_t(dst.addr + (count - 1) * dst_pitch + bytes), 32, "dst", api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::V);
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t s = src.addr + uint32_t(i * src_pitch), d = dst.addr + uint32_t(i * dst_pitch);
+    hz_access(c, Pipe::V, stamp, s, s + uint32_t(bytes), false, api, loc);
+    hz_access(c, Pipe::V, stamp, d, d + uint32_t(bytes), true, api, loc);
+    std::memmove(c.ub + d, c.ub + s, bytes);
+    std::memmove(c.shadow + d, c.shadow + s, bytes);
+  }
+  uint64_t total = uint64_t(count) * bytes;
+  c.rec->vector(VecClass::Copy, dtype_for_size(esize), uint32_t((total + 255) / 256), false);
+}
+
+uint64_t truncated(uint64_t count, uint32_t esize, const char* api, const SrcLoc& loc) {
+  uint64_t bytes = count * esize;
+  uint64_t copied = bytes / 32 * 32;
+  if (copied != bytes) {
+    warn("datacopy_truncated", api, loc,
+         fmt("count %llu x %u bytes = %llu bytes is not a multiple of 32: the NPU copies only %llu bytes and drops the "
+             "last %llu (%llu elements); use DataCopyPad for unaligned lengths",
+             ull(count), esize, ull(bytes), ull(copied), ull(bytes - copied), ull((bytes - copied) / esize)),
+         {{"count", double(count)}, {"bytes", double(bytes)}, {"copied_bytes", double(copied)}});
+  }
+  return copied;
+}
+}  // namespace
+
+void count_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t count, uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  uint64_t bytes = truncated(count, esize, api, loc);
+  if (bytes == 0) {
+    check_tensor(c, dst, "dst", api, loc);
+    return;
+  }
+  gm_to_ub(c, dst, gm, 1, bytes, bytes, bytes, bytes, 0, nullptr, api, loc);
+}
+
+void count_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  uint64_t bytes = truncated(count, esize, api, loc);
+  if (bytes == 0) {
+    check_tensor(c, src, "src", api, loc);
+    return;
+  }
+  ub_to_gm(c, gm, src, 1, bytes, bytes, bytes, api, loc);
+}
+
+void count_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  uint64_t bytes = truncated(count, esize, api, loc);
+  if (bytes == 0) return;
+  ub_to_ub(c, dst, src, 1, bytes, bytes, bytes, esize, api, loc);
+}
+
+void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+                     const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  check_block_count(n, api, loc);
+  if (n == 0 || len == 0) return;
+  uint64_t bytes = uint64_t(len) * 32;
+  gm_to_ub(c, dst, gm, n, bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, bytes, 0, nullptr, api,
+           loc);
+}
+
+void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+                     const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  check_block_count(n, api, loc);
+  if (n == 0 || len == 0) return;
+  uint64_t bytes = uint64_t(len) * 32;
+  ub_to_gm(c, gm, src, n, bytes, bytes + uint64_t(dst_gap) * 32, bytes + uint64_t(src_gap) * 32, api, loc);
+}
+
+void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+                     const SrcLoc& loc) {
+  const char* api = "DataCopy";
+  CoreContext& c = ctx(api);
+  check_block_count(n, api, loc);
+  if (n == 0 || len == 0) return;
+  uint64_t bytes = uint64_t(len) * 32;
+  ub_to_ub(c, dst, src, n, bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, 1, api, loc);
+}
+
+namespace {
+void check_pad_params(uint64_t n, uint64_t len, uint32_t esize, const char* api, const SrcLoc& loc) {
+  check_block_count(n, api, loc);
+  if (len > 2097151) {
+    fail("field_out_of_range", api, loc, fmt("blockLen %llu bytes is outside [0, 2097151]", ull(len)),
+         {{"blockLen", double(len)}, {"max", 2097151}});
+  }
+  if (len % esize != 0) {
+    fail("field_out_of_range", api, loc,
+         fmt("blockLen %llu bytes is not a multiple of the element size %u (DataCopyPad blockLen is in bytes)",
+             ull(len), esize),
+         {{"blockLen", double(len)}, {"element_bytes", double(esize)}});
+  }
+}
+}  // namespace
+
+void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
+                  const Pad& pad, uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopyPad";
+  CoreContext& c = ctx(api);
+  check_pad_params(n, len, esize, api, loc);
+  if (pad.left * esize > 32 || pad.right * esize > 32) {
+    fail("field_out_of_range", api, loc,
+         fmt("padding of %u left / %u right elements exceeds 32 bytes", pad.left, pad.right),
+         {{"leftPadding", double(pad.left)}, {"rightPadding", double(pad.right)}});
+  }
+  if (n == 0 || len == 0) return;
+  uint64_t data_off = uint64_t(pad.left) * esize;
+  uint64_t block_ub = (data_off + len + uint64_t(pad.right) * esize + 31) / 32 * 32;
+  gm_to_ub(c, dst, gm, n, len, len + src_gap, block_ub + dst_gap * 32, block_ub, data_off, &pad, api, loc);
+}
+
+void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
+                  uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopyPad";
+  CoreContext& c = ctx(api);
+  check_pad_params(n, len, esize, api, loc);
+  if (n == 0 || len == 0) return;
+  uint64_t ub_pitch = (len + 31) / 32 * 32 + src_gap * 32;
+  ub_to_gm(c, gm, src, n, len, len + dst_gap, ub_pitch, api, loc);
+}
+
+}  // namespace ascendc_sim::dma

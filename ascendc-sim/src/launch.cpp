@@ -1,0 +1,246 @@
+// run_kernel: one launch of `block_dim` simulated cores on a small host thread pool
+// (launch.h). Each core gets its own CoreContext (Unified Buffer, queues, flags, hazard
+// clocks, cost recorder); cores are independent, so the thread count changes only the
+// wall time: diagnostics are collected per core and merged in core order, and the cost
+// report depends only on each core's records.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <thread>
+#include <tuple>
+
+#include "ascendc_sim/core.h"
+#include "ascendc_sim/gm.h"
+#include "ascendc_sim/launch.h"
+#include "ascendc_sim/launch_internal.h"
+#include "ascendc_sim/pipe.h"
+#include "ascendc_sim/profile.h"
+
+namespace ascendc_sim {
+
+thread_local const gm::Snapshot* tl_gm_snapshot = nullptr;
+
+namespace {
+std::atomic<uint64_t> g_tiling_key{0};
+std::atomic<uint64_t> g_serial{1};
+
+// UB + shadow storage reused by the cores a host thread runs.
+struct Arena {
+  std::unique_ptr<uint8_t[]> ub_raw, shadow_raw;
+  uint8_t* ub = nullptr;
+  uint8_t* shadow = nullptr;
+  uint32_t bytes = 0;
+  void ensure(uint32_t n) {
+    if (bytes >= n) return;
+    ub_raw.reset(new uint8_t[n + 64]);
+    shadow_raw.reset(new uint8_t[n + 64]);
+    ub = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(ub_raw.get()) + 63) & ~uintptr_t(63));
+    shadow = shadow_raw.get();
+    bytes = n;
+  }
+};
+
+Diagnostic launch_diag(const char* kind, const std::string& api, std::string msg,
+                       std::vector<std::pair<std::string, double>> nums) {
+  Diagnostic d;
+  d.kind = kind;
+  d.severity = Severity::Error;
+  d.api = api;
+  d.message = std::move(msg);
+  d.numbers = std::move(nums);
+  return d;
+}
+
+unsigned thread_count(uint32_t block_dim) {
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned n = std::min<unsigned>(block_dim, hw);
+  if (const char* e = std::getenv("AGENTICCANN_SIM_THREADS")) {
+    long v = std::strtol(e, nullptr, 10);
+    if (v >= 1) n = std::min<unsigned>(n, unsigned(v));
+  }
+  return std::max(1u, n);
+}
+
+void end_of_kernel_checks(CoreContext& c) {
+  for (size_t p = 0; p < c.pipes.size(); p++) {
+    if (c.pipes[p].live) qs::pipe_destroy(c, int32_t(p), true);
+  }
+  std::vector<std::pair<uint64_t, const std::deque<SrcLoc>*>> left;
+  for (const auto& [key, q] : c.flags)
+    if (!q.empty()) left.emplace_back(key, &q);
+  std::sort(left.begin(), left.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  static const char* names[] = {"S", "V", "MTE2", "MTE3"};
+  for (const auto& [key, q] : left) {
+    unsigned src = unsigned((key >> 16) & 0xFF), dst = unsigned((key >> 8) & 0xFF), id = unsigned(key & 0xFF);
+    record_error("flag_unpaired", "SetFlag", q->front(),
+                 fmt("SetFlag(%s->%s, event %u) is never matched by a WaitFlag before the kernel ends (%zu pending); "
+                     "the residual flag corrupts the next kernel's synchronisation",
+                     names[src & 3], names[dst & 3], id, q->size()),
+                 {{"event_id", double(id)}, {"pending", double(q->size())}});
+  }
+}
+
+void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
+              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out) {
+  arena.ensure(ub_bytes);
+  CoreContext c;
+  c.serial = g_serial.fetch_add(1);
+  c.block_idx = int32_t(idx);
+  c.block_num = block_dim;
+  c.ub = arena.ub;
+  c.shadow = arena.shadow;
+  c.ub_bytes = ub_bytes;
+  c.rec = rec;
+  c.tiling_key = key;
+  std::memset(c.ub, kUbPoison, ub_bytes);
+  std::memset(c.shadow, kUninit, ub_bytes);
+  size_t nb = (ub_bytes + 31) / 32;
+  c.hz.writer.assign(nb, 0xFF);
+  c.hz.wstamp.assign(nb, 0);
+  c.hz.wloc.resize(nb);
+  for (int q = 0; q < Hazards::kP; q++) {
+    c.hz.rstamp[q].assign(nb, 0);
+    c.hz.rloc[q].resize(nb);
+  }
+  CoreContext* prev = tl_ctx;
+  tl_ctx = &c;
+  try {
+    body();
+    end_of_kernel_checks(c);
+  } catch (const KernelAbort&) {
+  } catch (const std::exception& e) {
+    Diagnostic d = launch_diag("kernel_exception", "kernel", fmt("the kernel threw a C++ exception: %s", e.what()), {});
+    d.core = int32_t(idx);
+    c.diags.push_back(std::move(d));
+  } catch (...) {
+    Diagnostic d = launch_diag("kernel_exception", "kernel", "the kernel threw a C++ exception of unknown type", {});
+    d.core = int32_t(idx);
+    c.diags.push_back(std::move(d));
+  }
+  tl_ctx = prev;
+  out = std::move(c.diags);
+}
+
+// Identical diagnostics (kind, severity, api, file, line) from several cores are listed
+// once, on the lowest core, with a "cores" number counting the cores that hit it.
+std::vector<Diagnostic> merge(std::vector<std::vector<Diagnostic>>& per_core) {
+  std::vector<Diagnostic> out;
+  std::map<std::tuple<std::string, int, std::string, std::string, uint32_t>, size_t> seen;
+  for (auto& v : per_core) {
+    for (auto& d : v) {
+      auto k = std::make_tuple(d.kind, int(d.severity), d.api, d.file, d.line);
+      auto it = seen.find(k);
+      if (it == seen.end()) {
+        seen.emplace(k, out.size());
+        out.push_back(std::move(d));
+        continue;
+      }
+      Diagnostic& first = out[it->second];
+      bool found = false;
+      for (auto& [name, v2] : first.numbers)
+        if (name == "cores") {
+          v2 += 1;
+          found = true;
+        }
+      if (!found) first.numbers.emplace_back("cores", 2);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void set_tiling_key(uint64_t key) { g_tiling_key.store(key); }
+uint64_t tiling_key() { return g_tiling_key.load(); }
+
+LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, const std::function<void()>& body) {
+  LaunchResult res;
+  res.kernel = kernel_name;
+  res.block_dim = block_dim;
+  const cost::Profile* prof = nullptr;
+  try {
+    prof = &cost::active_profile();
+  } catch (const std::exception& e) {
+    res.failed = true;
+    res.diagnostics.push_back(launch_diag("profile_invalid", "launch", fmt("cannot load the SoC profile: %s", e.what()), {}));
+    return res;
+  }
+  if (block_dim == 0 || block_dim > prof->max_block_dim) {
+    res.failed = true;
+    res.diagnostics.push_back(launch_diag(
+        "block_dim_invalid", "launch",
+        fmt("blockDim %u is invalid: it must be in [1, %u] (a zero-size launch must return before launching)", block_dim,
+            prof->max_block_dim),
+        {{"block_dim", double(block_dim)}, {"max", double(prof->max_block_dim)}}));
+    return res;
+  }
+  std::unique_ptr<cost::LaunchCost> lc;
+  std::vector<cost::CoreRecorder*> recs(block_dim);
+  try {
+    lc = std::make_unique<cost::LaunchCost>(*prof, block_dim);
+    for (uint32_t i = 0; i < block_dim; i++) recs[i] = &lc->core(i);
+  } catch (const std::exception& e) {
+    res.failed = true;
+    res.diagnostics.push_back(launch_diag("profile_invalid", "launch", fmt("cost model setup failed: %s", e.what()), {}));
+    return res;
+  }
+  auto snap = gm::snapshot();
+  uint64_t key = tiling_key();
+  std::vector<std::vector<Diagnostic>> per_core(block_dim);
+  std::atomic<uint32_t> next{0};
+  const uint32_t ub_bytes = prof->ub_bytes;
+  auto worker = [&]() {
+    static thread_local Arena arena;
+    const gm::Snapshot* prev = tl_gm_snapshot;
+    tl_gm_snapshot = snap.get();
+    for (;;) {
+      uint32_t i = next.fetch_add(1);
+      if (i >= block_dim) break;
+      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i]);
+    }
+    tl_gm_snapshot = prev;
+  };
+  unsigned nt = thread_count(block_dim);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < nt; t++) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (auto& v : per_core)
+    for (auto& d : v)
+      if (d.severity == Severity::Error) res.failed = true;
+  res.diagnostics = merge(per_core);
+  if (!res.failed) {
+    try {
+      res.report = lc->finish(kernel_name);
+    } catch (const std::exception& e) {
+      res.failed = true;
+      res.diagnostics.push_back(launch_diag("cost_model_error", "launch", fmt("the cost model failed: %s", e.what()), {}));
+    }
+  }
+  return res;
+}
+
+std::string LaunchResult::to_json() const {
+  std::string s = "{\"kernel\":\"";
+  for (char ch : kernel) {
+    if (ch == '"' || ch == '\\') s += '\\';
+    s += ch;
+  }
+  s += "\",\"block_dim\":" + std::to_string(block_dim);
+  s += ",\"failed\":";
+  s += failed ? "true" : "false";
+  s += ",\"diagnostics\":[";
+  for (size_t i = 0; i < diagnostics.size(); i++) {
+    if (i) s += ',';
+    s += diagnostics[i].to_json();
+  }
+  s += "],\"report\":";
+  s += failed ? "null" : report.to_json();
+  s += '}';
+  return s;
+}
+
+}  // namespace ascendc_sim

@@ -1,0 +1,301 @@
+// TPipe buffers and the TQue state machine (pipe.h; api-reference §2.4, §2.5).
+#include <algorithm>
+
+#include "ascendc_sim/pipe.h"
+
+namespace ascendc_sim::qs {
+
+namespace {
+constexpr uint32_t kMaxBuffersPerPipe = 64;      // QBUF_MAX_LEN
+constexpr uint32_t kMaxLivePerPosition = 8;      // QUE_MAX_EVENT on arch 2201
+constexpr uint8_t kVecIn = uint8_t(AscendC::TPosition::VECIN);
+constexpr uint8_t kVecOut = uint8_t(AscendC::TPosition::VECOUT);
+constexpr uint8_t kVecCalc = uint8_t(AscendC::TPosition::VECCALC);
+
+const char* pos_name(uint8_t p) {
+  static const char* n[] = {"GM",  "A1",     "A2",      "B1",  "B2",  "C1",  "C2",   "CO1",       "CO2",         "VECIN",
+                            "VECOUT", "VECCALC", "LCM", "SPM", "SHM", "TSCM", "C2PIPE2GM", "C2PIPE2LOCAL", "MAX"};
+  return p < 19 ? n[p] : "?";
+}
+std::string where(const SrcLoc& l) { return fmt("%s:%u", l.file_name(), l.line()); }
+
+QueueRec& queue(CoreContext& c, int32_t qid, const char* api, const SrcLoc& loc) {
+  if (qid < 0 || size_t(qid) >= c.queues.size() || !c.queues[size_t(qid)].live) not_initialized(api, loc);
+  return c.queues[size_t(qid)];
+}
+
+Handle handle_of(const CoreContext& c, uint32_t bi, uint32_t offset, uint32_t bytes) {
+  const BufRec& b = c.bufs[bi];
+  return Handle{b.start + offset, bytes, int32_t(bi), b.gen, b.position};
+}
+
+// The buffer a tensor names, checked to belong to queue `qid`.
+uint32_t owned_buffer(CoreContext& c, int32_t qid, const UbRef& t, const char* api, const SrcLoc& loc) {
+  if (t.buf < 0 || size_t(t.buf) >= c.bufs.size()) {
+    fail("tensor_not_allocated", api, loc,
+         "the tensor was never allocated (a default-constructed LocalTensor, not from AllocTensor/DeQue)");
+  }
+  const BufRec& b = c.bufs[size_t(t.buf)];
+  if (b.queue != qid) {
+    const QueueRec& q = c.queues[size_t(qid)];
+    uint32_t lo = q.bufs.empty() ? 0 : c.bufs[q.bufs.front()].start;
+    uint32_t hi = q.bufs.empty() ? 0 : c.bufs[q.bufs.back()].start + c.bufs[q.bufs.back()].len;
+    fail("queue_foreign_tensor", api, loc,
+         fmt("the tensor (UB offset %u) does not belong to this queue (its buffers span UB [%u, %u), InitBuffer at %s)",
+             t.addr, lo, hi, where(q.init_loc).c_str()),
+         {{"ub_offset", double(t.addr)}, {"queue_begin", double(lo)}, {"queue_end", double(hi)}});
+  }
+  return uint32_t(t.buf);
+}
+}  // namespace
+
+void not_initialized(const char* api, const SrcLoc& loc) {
+  fail("queue_not_initialized", api, loc,
+       "the queue or TBuf is used before TPipe::InitBuffer (or after its TPipe was destroyed)");
+}
+
+int32_t pipe_create(CoreContext& c, const SrcLoc& loc) {
+  PipeRec p;
+  p.loc = loc;
+  c.pipes.push_back(p);
+  return int32_t(c.pipes.size() - 1);
+}
+
+static void release_pipe(CoreContext& c, int32_t pipe, bool check) {
+  for (size_t qi = 0; qi < c.queues.size(); qi++) {
+    QueueRec& q = c.queues[qi];
+    if (!q.live || q.pipe != pipe) continue;
+    if (check && !q.is_tbuf) {
+      uint32_t held = 0, enq = 0;
+      const BufRec* first = nullptr;
+      for (uint32_t bi : q.bufs) {
+        const BufRec& b = c.bufs[bi];
+        if (b.state == BufState::Occupied || b.state == BufState::Deque || b.state == BufState::Enque) {
+          held++;
+          if (b.state == BufState::Enque) enq++;
+          if (!first) first = &b;
+        }
+      }
+      if (held) {
+        record_error("queue_tensor_not_freed", "TQue::AllocTensor", first->alloc_loc,
+                     fmt("%u tensor(s) of the queue initialized at %s are still allocated at kernel end (%u enqueued but "
+                         "never dequeued); every AllocTensor needs a FreeTensor, every EnQue a DeQue — on the NPU the "
+                         "next AllocTensor or the next kernel hangs",
+                         held, where(q.init_loc).c_str(), enq),
+                     {{"tensors", double(held)}, {"enqueued", double(enq)}});
+      }
+    }
+    for (uint32_t bi : q.bufs) {
+      BufRec& b = c.bufs[bi];
+      if ((b.state == BufState::Occupied || b.state == BufState::Deque || b.state == BufState::Enque) &&
+          (b.position < 32) && !q.is_tbuf) {
+        if (c.live_per_position[b.position]) c.live_per_position[b.position]--;
+      }
+      b.state = BufState::Dead;
+      b.gen++;
+    }
+    q.live = false;
+    q.fifo.clear();
+  }
+}
+
+void pipe_destroy(CoreContext& c, int32_t pipe, bool check) {
+  if (pipe < 0 || size_t(pipe) >= c.pipes.size() || !c.pipes[size_t(pipe)].live) return;
+  release_pipe(c, pipe, check);
+  c.pipes[size_t(pipe)].live = false;
+}
+
+void pipe_reset(CoreContext& c, int32_t pipe) {
+  if (pipe < 0 || size_t(pipe) >= c.pipes.size() || !c.pipes[size_t(pipe)].live) return;
+  release_pipe(c, pipe, false);
+  c.pipes[size_t(pipe)].cur = 0;
+  c.pipes[size_t(pipe)].buffers = 0;
+}
+
+int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32_t depth, bool tbuf, uint32_t num,
+                   uint64_t len, const char* api, const SrcLoc& loc) {
+  PipeRec& p = c.pipes[size_t(pipe)];
+  if (num < 1 || num > kMaxBuffersPerPipe) {
+    fail("field_out_of_range", api, loc, fmt("buffer count %u is outside [1, %u]", num, kMaxBuffersPerPipe),
+         {{"num", double(num)}, {"max", double(kMaxBuffersPerPipe)}});
+  }
+  if (len == 0) fail("field_out_of_range", api, loc, "buffer length is 0 bytes; it must be at least 1", {{"len", 0}});
+  uint64_t blen = (len + 31) / 32 * 32;
+  if (p.buffers + num > kMaxBuffersPerPipe) {
+    fail("pipe_buffers_exceeded", api, loc,
+         fmt("this InitBuffer brings the pipe to %u buffers; a TPipe manages at most %u", p.buffers + num,
+             kMaxBuffersPerPipe),
+         {{"buffers", double(p.buffers + num)}, {"max", double(kMaxBuffersPerPipe)}});
+  }
+  uint64_t need = uint64_t(num) * blen;
+  if (p.cur + need > c.ub_bytes) {
+    fail("ub_capacity_exceeded", api, loc,
+         fmt("InitBuffer of %u x %llu bytes (%llu bytes, lengths rounded up to 32) on top of %u bytes already in use "
+             "needs %llu bytes; the Unified Buffer has %u",
+             num, static_cast<unsigned long long>(blen), static_cast<unsigned long long>(need), p.cur,
+             static_cast<unsigned long long>(p.cur + need), c.ub_bytes),
+         {{"requested_bytes", double(need)},
+          {"in_use_bytes", double(p.cur)},
+          {"total_bytes", double(p.cur + need)},
+          {"capacity_bytes", double(c.ub_bytes)}});
+  }
+  QueueRec q;
+  q.pipe = pipe;
+  q.src_pos = src;
+  q.dst_pos = dst;
+  q.depth = depth;
+  q.is_tbuf = tbuf;
+  q.producer = src == kVecIn ? Pipe::MTE2 : Pipe::V;
+  q.consumer = dst == kVecOut ? Pipe::MTE3 : Pipe::V;
+  q.init_loc = loc;
+  int32_t qid = int32_t(c.queues.size());
+  for (uint32_t i = 0; i < num; i++) {
+    BufRec b;
+    b.start = p.cur;
+    b.len = uint32_t(blen);
+    b.state = tbuf ? BufState::TBuf : BufState::Free;
+    b.queue = qid;
+    b.slot = i;
+    b.position = src;
+    p.cur += uint32_t(blen);
+    q.bufs.push_back(uint32_t(c.bufs.size()));
+    c.bufs.push_back(b);
+  }
+  p.buffers += num;
+  c.queues.push_back(std::move(q));
+  c.rec->scalar(2);
+  return qid;
+}
+
+Handle alloc(CoreContext& c, int32_t qid, const SrcLoc& loc) {
+  const char* api = "TQue::AllocTensor";
+  QueueRec& q = queue(c, qid, api, loc);
+  if (q.is_tbuf) fail("queue_foreign_tensor", api, loc, "AllocTensor on a TBuf; use TBuf::Get");
+  uint32_t n = uint32_t(q.bufs.size());
+  uint32_t pick = n;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t s = (q.next + i) % n;
+    if (c.bufs[q.bufs[s]].state == BufState::Free) {
+      pick = s;
+      break;
+    }
+  }
+  if (pick == n) {
+    uint32_t enq = uint32_t(q.fifo.size());
+    fail("queue_alloc_beyond_depth", api, loc,
+         fmt("all %u buffers of the queue initialized at %s are in use (%u enqueued, %u allocated or dequeued and not "
+             "freed); on the NPU this AllocTensor would wait forever — FreeTensor each tensor before allocating more",
+             n, where(q.init_loc).c_str(), enq, n - enq),
+         {{"buffers", double(n)}, {"enqueued", double(enq)}});
+  }
+  uint8_t pos = q.src_pos;
+  if (pos == kVecIn || pos == kVecOut || pos == kVecCalc) {
+    if (c.live_per_position[pos] + 1 > kMaxLivePerPosition) {
+      fail("position_buffers_exceeded", api, loc,
+           fmt("this AllocTensor makes %u buffers of position %s allocated at once; 910B allows at most %u per position",
+               c.live_per_position[pos] + 1, pos_name(pos), kMaxLivePerPosition),
+           {{"live", double(c.live_per_position[pos] + 1)}, {"max", double(kMaxLivePerPosition)}});
+    }
+    c.live_per_position[pos]++;
+  }
+  BufRec& b = c.bufs[q.bufs[pick]];
+  b.state = BufState::Occupied;
+  b.alloc_loc = loc;
+  q.next = (pick + 1) % n;
+  c.rec->scalar(1);
+  if (q.producer != q.consumer) sync_wait(c, q.producer, queue_key(uint32_t(qid), pick, 1));
+  return handle_of(c, q.bufs[pick], 0, b.len);
+}
+
+void enque(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc) {
+  const char* api = "TQue::EnQue";
+  QueueRec& q = queue(c, qid, api, loc);
+  uint32_t bi = owned_buffer(c, qid, t, api, loc);
+  BufRec& b = c.bufs[bi];
+  if (b.gen != t.gen || b.state == BufState::Free) {
+    fail("tensor_use_after_free", api, loc, "EnQue of a tensor whose buffer was already freed (FreeTensor)");
+  }
+  if (b.state == BufState::Enque) {
+    fail("queue_enque_wrong_state", api, loc,
+         "EnQue of a tensor that is already enqueued (each AllocTensor/DeQue allows one EnQue)");
+  }
+  int32_t cap = q.depth > 0 ? q.depth : int32_t(q.bufs.size());
+  if (int32_t(q.fifo.size()) >= cap) {
+    fail("queue_enque_beyond_depth", api, loc,
+         fmt("EnQue would hold %d tensors in a queue of depth %d (initialized at %s); DeQue before enqueueing more",
+             int(q.fifo.size()) + 1, cap, where(q.init_loc).c_str()),
+         {{"enqueued", double(q.fifo.size() + 1)}, {"depth", double(cap)}});
+  }
+  b.state = BufState::Enque;
+  q.fifo.push_back(b.slot);
+  c.rec->scalar(1);
+  if (q.producer != q.consumer) sync_signal(c, q.producer, queue_key(uint32_t(qid), b.slot, 0));
+}
+
+Handle deque(CoreContext& c, int32_t qid, const SrcLoc& loc) {
+  const char* api = "TQue::DeQue";
+  QueueRec& q = queue(c, qid, api, loc);
+  if (q.fifo.empty()) {
+    fail("queue_deque_empty", api, loc,
+         fmt("DeQue on an empty queue (initialized at %s): no EnQue is pending; on the NPU it would wait forever",
+             where(q.init_loc).c_str()));
+  }
+  uint32_t slot = q.fifo.front();
+  q.fifo.pop_front();
+  uint32_t bi = q.bufs[slot];
+  c.bufs[bi].state = BufState::Deque;
+  c.rec->scalar(1);
+  if (q.producer != q.consumer) sync_wait(c, q.consumer, queue_key(uint32_t(qid), slot, 0));
+  return handle_of(c, bi, 0, c.bufs[bi].len);
+}
+
+void free_tensor(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc) {
+  const char* api = "TQue::FreeTensor";
+  QueueRec& q = queue(c, qid, api, loc);
+  uint32_t bi = owned_buffer(c, qid, t, api, loc);
+  BufRec& b = c.bufs[bi];
+  if (b.gen != t.gen || b.state == BufState::Free) {
+    fail("queue_double_free", api, loc,
+         fmt("FreeTensor of a tensor (UB offset %u) that was already freed", t.addr), {{"ub_offset", double(t.addr)}});
+  }
+  BufState was = b.state;
+  if (was == BufState::Enque) {
+    auto it = std::find(q.fifo.begin(), q.fifo.end(), b.slot);
+    if (it != q.fifo.end()) q.fifo.erase(it);
+  }
+  b.state = BufState::Free;
+  b.gen++;
+  if (b.position < 32 && c.live_per_position[b.position]) c.live_per_position[b.position]--;
+  c.rec->scalar(1);
+  if (q.producer != q.consumer) {
+    sync_signal(c, was == BufState::Deque ? q.consumer : q.producer, queue_key(uint32_t(qid), b.slot, 1));
+  }
+}
+
+Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  QueueRec& q = queue(c, qid, api, loc);
+  uint32_t bi = q.bufs.front();
+  const BufRec& b = c.bufs[bi];
+  if (offset + bytes > b.len) {
+    fail("ub_out_of_range", api, loc,
+         fmt("asks for bytes [%llu, %llu) of a TBuf of %u bytes", static_cast<unsigned long long>(offset),
+             static_cast<unsigned long long>(offset + bytes), b.len),
+         {{"offset", double(offset)}, {"bytes", double(bytes)}, {"buffer_bytes", double(b.len)}});
+  }
+  return handle_of(c, bi, uint32_t(offset), uint32_t(bytes));
+}
+
+int32_t count_in_queue(CoreContext& c, int32_t qid) {
+  return int32_t(queue(c, qid, "TQue::GetTensorCountInQue", SrcLoc::current()).fifo.size());
+}
+bool has_idle(CoreContext& c, int32_t qid) {
+  QueueRec& q = queue(c, qid, "TQue::HasIdleBuffer", SrcLoc::current());
+  for (uint32_t bi : q.bufs)
+    if (c.bufs[bi].state == BufState::Free) return true;
+  return false;
+}
+uint32_t buf_len(CoreContext& c, int32_t qid) {
+  return c.bufs[queue(c, qid, "TBuf", SrcLoc::current()).bufs.front()].len;
+}
+
+}  // namespace ascendc_sim::qs

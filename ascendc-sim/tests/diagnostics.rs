@@ -1,0 +1,138 @@
+//! One small bad kernel per diagnostic kind (`tests/bad_kernels.cpp`): the file is built with
+//! the plain compiler line against this crate's `libascendc_sim.a`, every kernel runs, and
+//! each must produce its diagnostic kind at the line marked `// expect: <kind>` — and the
+//! FC-08 kernel (unaligned GM address for DataCopyPad) must produce none.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds and runs the bad kernels once; returns (case name -> LaunchResult JSON).
+fn results() -> &'static HashMap<String, Value> {
+    static RESULTS: OnceLock<HashMap<String, Value>> = OnceLock::new();
+    RESULTS.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_kernels");
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+        let lib = Path::new(env!("OUT_DIR")).join("libascendc_sim.a");
+        let status = Command::new(&cxx)
+            .args(["-std=c++20", "-O1", "-Wall", "-Werror", "-I"])
+            .arg(manifest().join("include"))
+            .arg(manifest().join("tests/bad_kernels.cpp"))
+            .arg(&lib)
+            .args(["-lpthread", "-o"])
+            .arg(&out)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
+        assert!(status.success(), "building tests/bad_kernels.cpp failed");
+        let run = Command::new(&out)
+            .env("AGENTICCANN_SIM_THREADS", "2")
+            .output()
+            .expect("running bad_kernels");
+        assert!(run.status.success(), "bad_kernels exited with {:?}", run.status);
+        let stdout = String::from_utf8(run.stdout).expect("utf-8 output");
+        stdout
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON {l}: {e}"));
+                (v["name"].as_str().unwrap().to_string(), v["result"].clone())
+            })
+            .collect()
+    })
+}
+
+/// (function name -> (kind, line)) from the `// expect: <kind>` markers.
+fn expectations() -> Vec<(String, String, u64)> {
+    let src = std::fs::read_to_string(manifest().join("tests/bad_kernels.cpp")).unwrap();
+    let mut current = String::new();
+    let mut out = Vec::new();
+    for (i, line) in src.lines().enumerate() {
+        if let Some(rest) = line.trim_start().strip_prefix("__aicore__ void ") {
+            current = rest.split('(').next().unwrap().to_string();
+        }
+        if let Some(pos) = line.find("// expect: ") {
+            let kind = line[pos + "// expect: ".len()..].trim().to_string();
+            out.push((current.clone(), kind, i as u64 + 1));
+        }
+    }
+    out
+}
+
+fn diags(r: &Value) -> &Vec<Value> {
+    r["diagnostics"].as_array().expect("diagnostics array")
+}
+
+#[test]
+fn every_marked_kernel_reports_its_kind_at_its_line() {
+    let res = results();
+    let exp = expectations();
+    assert!(exp.len() >= 25, "expected a marker per kind, found {}", exp.len());
+    for (case, kind, line) in exp {
+        let r = res.get(&case).unwrap_or_else(|| panic!("case {case} did not run"));
+        let d = diags(r)
+            .iter()
+            .find(|d| d["kind"] == kind.as_str())
+            .unwrap_or_else(|| panic!("{case}: no `{kind}` diagnostic in {r}"));
+        assert_eq!(d["line"].as_u64(), Some(line), "{case}: `{kind}` points to the wrong line: {d}");
+        assert!(d["file"].as_str().unwrap().ends_with("bad_kernels.cpp"), "{case}: file {}", d["file"]);
+        assert_eq!(d["core"].as_i64(), Some(0), "{case}: core");
+        let error = d["severity"] == "error";
+        assert_eq!(r["failed"].as_bool(), Some(error), "{case}: failed flag vs severity");
+        assert!(!d["message"].as_str().unwrap().is_empty());
+        if error {
+            assert!(r["report"].is_null(), "{case}: a failed launch has no report");
+        }
+    }
+}
+
+#[test]
+fn warnings_do_not_stop_the_kernel() {
+    let res = results();
+    for case in ["datacopy_truncated", "compare_count_truncated", "mask_invalid"] {
+        let r = &res[case];
+        assert_eq!(r["failed"], false, "{case}: {r}");
+        assert!(r["report"].is_object(), "{case}: report present");
+        assert_eq!(diags(r)[0]["severity"], "warning");
+    }
+    let d = &diags(&res["datacopy_truncated"])[0];
+    assert_eq!(d["numbers"]["bytes"], 34);
+    assert_eq!(d["numbers"]["copied_bytes"], 32);
+}
+
+#[test]
+fn launch_level_errors() {
+    let res = results();
+    let r = &res["block_dim_invalid"];
+    assert_eq!(r["failed"], true);
+    assert_eq!(diags(r)[0]["kind"], "block_dim_invalid");
+    let r = &res["kernel_exception"];
+    assert_eq!(r["failed"], true);
+    let d = &diags(r)[0];
+    assert_eq!(d["kind"], "kernel_exception");
+    assert!(d["message"].as_str().unwrap().contains("tiling table missing"));
+    // Three cores threw; the identical diagnostics are merged with a core count.
+    assert_eq!(d["numbers"]["cores"], 3);
+    assert_eq!(diags(r).len(), 1);
+}
+
+#[test]
+fn unaligned_gm_address_for_datacopypad_is_legal_fc08() {
+    let r = &results()["fc08_unaligned_gm_ok"];
+    assert_eq!(r["failed"], false, "{r}");
+    assert!(diags(r).is_empty(), "FC-08 must not produce a diagnostic: {r}");
+    assert!(r["report"]["total_us"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn pad_lanes_reach_the_result_fc04() {
+    let r = &results()["fc04_pad_lanes"];
+    let d = &diags(r)[0];
+    assert_eq!(d["kind"], "ub_uninitialized_read");
+    assert_eq!(d["api"], "LocalTensor::GetValue");
+}
