@@ -1,0 +1,94 @@
+//! Which packages a command applies to: cargo's `--manifest-path`, `-p/--package`,
+//! `--workspace` and `--exclude`, resolved over `cargo metadata --no-deps`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use cargo_metadata::{Metadata, Package};
+
+/// Loads the workspace metadata (no dependency resolution, so no network and no lockfile
+/// writes).
+pub fn metadata(manifest: &clap_cargo::Manifest) -> Result<Metadata> {
+    let mut cmd = manifest.metadata();
+    cmd.no_deps();
+    cmd.exec()
+        .context("cannot load the workspace with `cargo metadata`")
+}
+
+/// The selected packages, sorted by name.
+///
+/// Without `-p`/`--workspace`/`--exclude`, like cargo: the package whose manifest is the one
+/// given by `--manifest-path` (or the nearest `Cargo.toml` above the current directory);
+/// for a virtual workspace root, the default members.
+///
+/// # Errors
+/// A `-p` name that is no workspace member.
+pub fn packages<'m>(
+    meta: &'m Metadata,
+    manifest: &clap_cargo::Manifest,
+    ws: &clap_cargo::Workspace,
+) -> Result<Vec<&'m Package>> {
+    let members: Vec<&Package> = meta
+        .packages
+        .iter()
+        .filter(|p| meta.workspace_members.contains(&p.id))
+        .collect();
+    for name in &ws.package {
+        if !members.iter().any(|p| &p.name == name) {
+            let mut names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
+            names.sort_unstable();
+            bail!(
+                "package `{name}` not found in the workspace (members: {})",
+                names.join(", ")
+            );
+        }
+    }
+    let mut selected: Vec<&Package> = if ws.package.is_empty() && !ws.workspace && !ws.all {
+        let current = current_manifest(manifest)?;
+        match members
+            .iter()
+            .find(|p| same_file(p.manifest_path.as_std_path(), &current))
+        {
+            Some(p) => vec![*p],
+            None => members
+                .iter()
+                .filter(|p| meta.workspace_default_members.contains(&p.id))
+                .copied()
+                .collect(),
+        }
+    } else {
+        let (included, _) = ws.partition_packages(meta);
+        included
+    };
+    selected.retain(|p| !ws.exclude.contains(&p.name));
+    selected.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(selected)
+}
+
+/// The manifest cargo would use: `--manifest-path`, else the nearest `Cargo.toml` at or
+/// above the current directory.
+fn current_manifest(manifest: &clap_cargo::Manifest) -> Result<PathBuf> {
+    if let Some(p) = &manifest.manifest_path {
+        return Ok(p.clone());
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut dir = Some(cwd.as_path());
+    while let Some(d) = dir {
+        let candidate = d.join("Cargo.toml");
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        dir = d.parent();
+    }
+    bail!(
+        "could not find `Cargo.toml` in `{}` or any parent directory",
+        cwd.display()
+    )
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
