@@ -101,10 +101,9 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   size_t nb = (ub_bytes + 31) / 32;
   c.hz.writer.assign(nb, 0xFF);
   c.hz.wstamp.assign(nb, 0);
-  c.hz.wloc.resize(nb);
   for (int q = 0; q < Hazards::kP; q++) {
     c.hz.rstamp[q].assign(nb, 0);
-    c.hz.rloc[q].resize(nb);
+    c.hz.locs[q].reserve(1024);
   }
   CoreContext* prev = tl_ctx;
   tl_ctx = &c;

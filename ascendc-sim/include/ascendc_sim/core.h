@@ -78,9 +78,8 @@ struct Hazards {
   uint32_t vc[kP][kP] = {};             // vc[p][q]: p knows q's instructions <= this are done
   std::vector<uint8_t> writer;          // pipe of the last write, 0xFF = none/ordered
   std::vector<uint32_t> wstamp;         // its counter value
-  std::vector<SrcLoc> wloc;
   std::vector<uint32_t> rstamp[kP];     // last read per pipe (0 = none)
-  std::vector<SrcLoc> rloc[kP];
+  std::vector<SrcLoc> locs[kP];         // locs[p][stamp - 1]: call site of instruction `stamp` on p
   std::unordered_map<uint64_t, std::vector<uint32_t>> tokens;  // SyncKey -> clock
 };
 
@@ -153,8 +152,11 @@ void sync_wait(CoreContext& c, Pipe pipe, SyncKey key);
 void sync_barrier(CoreContext& c, Pipe pipe, bool all);
 
 // ---- hazard tracking (src/hazard.cpp) ----
-/// Counts one instruction on `pipe`; returns its stamp for hz_access.
-inline uint32_t hz_issue(CoreContext& c, Pipe pipe) { return ++c.hz.counter[int(pipe)]; }
+/// Counts one instruction on `pipe` (issued at `loc`); returns its stamp for hz_access.
+inline uint32_t hz_issue(CoreContext& c, Pipe pipe, const SrcLoc& loc) {
+  c.hz.locs[int(pipe)].push_back(loc);
+  return ++c.hz.counter[int(pipe)];
+}
 /// Records an access of UB bytes [lo, hi) by the instruction `stamp` on `pipe` and
 /// reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
 void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t hi, bool write,

@@ -76,7 +76,7 @@ inline void compare_count(const UbRef& dst, const UbRef& s0, const UbRef* s1, T 
   check_operand(c, s0, s0.addr, s0.addr + bytes, 32, "src0", api, loc);
   if (s1) check_operand(c, *s1, s1->addr, s1->addr + bytes, 32, "src1", api, loc);
   check_operand(c, dst, dst.addr, dst.addr + uint32_t(n / 8), 32, "dst", api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::V);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
   hz_access(c, Pipe::V, stamp, s0.addr, s0.addr + bytes, false, api, loc);
   if (s1) hz_access(c, Pipe::V, stamp, s1->addr, s1->addr + bytes, false, api, loc);
   hz_access(c, Pipe::V, stamp, dst.addr, dst.addr + uint32_t(n / 8), true, api, loc);
