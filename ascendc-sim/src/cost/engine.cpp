@@ -104,7 +104,8 @@ class Replay {
       for (const auto& f : frees_) next = std::min(next, f.first);
       if (!(next < kInf)) throw std::logic_error("cost model: replay has events but none in finite time");
       double eps = 1e-12 * std::max(1.0, std::abs(next));
-      std::vector<uint8_t> due(active_.size());
+      std::vector<uint8_t>& due = due_;
+      due.assign(active_.size(), 0);
       for (size_t i = 0; i < active_.size(); ++i) due[i] = event_time(active_[i]) <= next + eps;
       double dt = std::max(0.0, next - now_);
       for (size_t i = 0; i < active_.size(); ++i) {
@@ -120,8 +121,8 @@ class Replay {
       }
       now_ = std::max(now_, next);
       // Completions, in (core, pipe) order.
-      std::vector<Transfer> still;
-      still.reserve(active_.size());
+      std::vector<Transfer>& still = spare_;
+      still.clear();
       for (Transfer& tr : active_) {
         if (tr.fixed_left <= 0 && tr.bytes_left <= 0) complete(tr.core, tr.pipe);
         else still.push_back(tr);
@@ -354,25 +355,46 @@ class Replay {
     dirty_[c] = 1;
   }
 
-  // Max-min fair shares of HBM among transfers in their byte phase.
+  // Max-min fair shares of HBM among transfers in their byte phase: transfers with a cap
+  // below the fair share get their cap, the rest split what is left equally. Transfers
+  // are grouped by cap (a profile has one cap per MTE), so this is linear in the
+  // number of transfers.
   void recompute_rates() {
-    order_.clear();
-    for (size_t i = 0; i < active_.size(); ++i) {
-      if (active_[i].fixed_left <= 0 && active_[i].bytes_left > 0) order_.push_back(i);
-      else active_[i].rate = 0;
+    groups_.clear();
+    for (Transfer& tr : active_) {
+      tr.rate = 0;
+      if (tr.fixed_left > 0 || tr.bytes_left <= 0) continue;
+      auto g = std::find_if(groups_.begin(), groups_.end(), [&](const Group& x) { return x.cap == tr.cap; });
+      if (g == groups_.end()) groups_.push_back(Group{tr.cap, 1, 0});
+      else g->count += 1;
     }
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](size_t a, size_t b) { return active_[a].cap < active_[b].cap; });
+    if (groups_.empty()) return;
+    std::sort(groups_.begin(), groups_.end(), [](const Group& a, const Group& b) { return a.cap < b.cap; });
     double left = capacity_;
-    size_t n = order_.size();
-    for (size_t k = 0; k < n; ++k) {
-      Transfer& tr = active_[order_[k]];
-      double share = left / double(n - k);
-      tr.rate = std::min(tr.cap, share);
-      left -= tr.rate;
-      if (left < 0) left = 0;
+    size_t remaining = 0;
+    for (const Group& g : groups_) remaining += g.count;
+    for (Group& g : groups_) {
+      double share = left / double(remaining);
+      g.rate = std::min(g.cap, share);
+      left = std::max(0.0, left - g.rate * double(g.count));
+      remaining -= g.count;
+    }
+    for (Transfer& tr : active_) {
+      if (tr.fixed_left > 0 || tr.bytes_left <= 0) continue;
+      for (const Group& g : groups_) {
+        if (g.cap == tr.cap) {
+          tr.rate = g.rate;
+          break;
+        }
+      }
     }
   }
+
+  struct Group {
+    double cap;
+    size_t count;
+    double rate;
+  };
 
   const Profile::Tables& t_;
   const std::vector<const std::vector<Record>*>& blocks_;
@@ -382,7 +404,9 @@ class Replay {
   std::vector<Transfer> active_;
   std::vector<Pending> pending_;
   std::vector<std::pair<double, uint32_t>> frees_;
-  std::vector<size_t> order_;
+  std::vector<Group> groups_;
+  std::vector<uint8_t> due_;
+  std::vector<Transfer> spare_;
   size_t next_block_ = 0;
   size_t finished_ = 0;
   double now_ = 0;

@@ -169,12 +169,18 @@ class Checker {
                                                : "unknown key in [" + table + "]");
       }
     }
+  }
+
+  // Tables must be the known ones (checked first: a misspelt header is the real error,
+  // not the keys it seems to be missing).
+  void reject_unknown_tables() const {
     static const std::set<std::string> known = {"", "profile", "soc", "launch", "hbm", "dma",
                                                  "vector", kEpcTable, "scalar"};
     for (const auto& [table, line] : doc_.table_lines) {
       if (!known.count(table)) {
-        throw std::runtime_error(doc_.path + ":" + std::to_string(line) + ": unknown table [" +
-                                 table + "]");
+        throw std::runtime_error(doc_.path + ":" + std::to_string(line) + ": unknown table [" + table +
+                                 "] (known: profile, soc, launch, hbm, dma, vector, " + kEpcTable +
+                                 ", scalar)");
       }
     }
   }
@@ -188,6 +194,7 @@ class Checker {
 
 Profile build(const toml::Document& doc) {
   Checker c(doc);
+  c.reject_unknown_tables();
   auto t = std::make_shared<Profile::Tables>();
   Profile p;
   p.path = doc.path;
