@@ -26,6 +26,9 @@ fn main() {
         .skip(1)
         .find(|a| a.parse::<u32>().is_ok())
         .unwrap_or_else(|| "3".to_string());
-    let status = Command::new(&exe).arg(reps).status().expect("running the benchmark");
+    let status = Command::new(&exe)
+        .arg(reps)
+        .status()
+        .expect("running the benchmark");
     assert!(status.success());
 }

@@ -24,6 +24,13 @@ fn semantics_checks_pass() {
     let text = String::from_utf8_lossy(&out.stdout);
     let failed: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.lines().filter(|l| l.starts_with("ok ")).count() >= 11, "{text}");
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.lines().filter(|l| l.starts_with("ok ")).count() >= 11,
+        "{text}"
+    );
 }
