@@ -473,7 +473,7 @@ fn bias_add_broadcast_over_rows() {
         let x = data(rows * cols, 18, -10.0, 10.0);
         let b = data(cols, 19, -1.0, 1.0);
         let (dx, db, mut dy) = (dev(&s, &x), dev(&s, &b), out::<f32>(&s, rows * cols));
-        let tile_rows = (16384 / ((cols + 7) / 8 * 8 * 4)).clamp(1, 8) as u32;
+        let tile_rows = (16384 / (cols.div_ceil(8) * 8 * 4)).clamp(1, 8) as u32;
         let t = BiasAddTiling {
             rows: rows as u32,
             cols: cols as u32,
