@@ -230,5 +230,34 @@ int main() {
     Brcb(o, x, 1, {1, 8});
     CHECK(o.GetValue(0) == 0.0f && o.GetValue(7) == 0.0f && o.GetValue(8) == 1.0f && o.GetValue(63) == 7.0f);
   });
+  check("high_level_elementwise", [](uint8_t*) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, b, t;
+    pipe.InitBuffer(a, 512);
+    pipe.InitBuffer(b, 512);
+    pipe.InitBuffer(t, 256);
+    LocalTensor<float> x = a.Get<float>();
+    LocalTensor<float> y = b.Get<float>();
+    LocalTensor<uint8_t> tmp = t.Get<uint8_t>();
+    for (int i = 0; i < 100; i++) x.SetValue(i, -3.0f + float(i) * 0.06f);
+    auto near = [&](const std::function<double(double)>& f) {
+      for (int i = 0; i < 100; i++) {
+        double v = -3.0 + i * 0.06f, want = f(v);
+        CHECK(std::fabs(y.GetValue(i) - want) <= 1e-5 + 1e-5 * std::fabs(want));
+      }
+    };
+    Sigmoid(y, x, tmp, 100);
+    near([](double v) { return 1 / (1 + std::exp(-v)); });
+    Tanh(y, x, 100);
+    near([](double v) { return std::tanh(v); });
+    Erf(y, x, tmp, 100);
+    near([](double v) { return std::erf(v); });
+    Gelu(y, x, 100);
+    near([](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); });
+    FasterGelu(y, x, 100);
+    near([](double v) { return v * std::exp(0.851 * (v - std::fabs(v))) / (1 + std::exp(-1.702 * std::fabs(v))); });
+    Power(y, x, 2.0f, 100);
+    near([](double v) { return v * v; });
+  });
   return g_failures == 0 ? 0 : 1;
 }
