@@ -67,6 +67,7 @@ void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uin
   }
   for (uint32_t i = 0; i < count; i++) {
     std::memcpy(gm + i * gm_pitch, c.ub + src.addr + i * ub_pitch, bytes);
+    note_gm_write(c, gm + i * gm_pitch, bytes, api, loc);
   }
   c.rec->dma(Pipe::MTE3, uint64_t(reinterpret_cast<uintptr_t>(gm)), count, bytes, gm_pitch);
 }

@@ -84,8 +84,56 @@ void end_of_kernel_checks(CoreContext& c) {
   }
 }
 
+// Two cores writing the same GM bytes in one launch race on the NPU (FC-14: overlapping
+// per-core ranges, a rounded-up tail DataCopy into the next core's slice). Reports the
+// first overlap found, on the core whose write comes second in address order.
+void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes,
+                          std::vector<std::vector<Diagnostic>>& per_core) {
+  struct W {
+    uintptr_t lo, hi;
+    uint32_t core;
+    const CoreContext::GmWrite* w;
+  };
+  std::vector<W> all;
+  for (uint32_t c = 0; c < writes.size(); c++)
+    for (const auto& w : writes[c]) all.push_back({w.lo, w.hi, c, &w});
+  if (all.size() < 2) return;
+  std::sort(all.begin(), all.end(), [](const W& a, const W& b) { return a.lo < b.lo || (a.lo == b.lo && a.core < b.core); });
+  uintptr_t reach = 0;
+  const W* owner = nullptr;
+  for (const W& w : all) {
+    if (owner && w.lo < reach && w.core != owner->core) {
+      uintptr_t end = std::min(reach, w.hi);
+      gm::Allocation a;
+      uint64_t off = 0;
+      if (gm::find_allocation(reinterpret_cast<const void*>(w.lo), &a)) off = w.lo - reinterpret_cast<uintptr_t>(a.base);
+      Diagnostic d;
+      d.kind = "gm_write_race";
+      d.severity = Severity::Error;
+      d.api = w.w->api;
+      d.file = w.w->loc.file_name();
+      d.line = w.w->loc.line();
+      d.core = int32_t(w.core);
+      d.message = fmt("cores %u and %u both write the %llu GM bytes at offset %llu of one allocation (core %u's write "
+                      "at %s:%u); on the NPU the result depends on which core writes last — give each core a "
+                      "disjoint slice and copy unaligned tails with DataCopyPad",
+                      owner->core, w.core, (unsigned long long)(end - w.lo), (unsigned long long)off, owner->core,
+                      owner->w->loc.file_name(), owner->w->loc.line());
+      d.numbers = {{"first_core", double(owner->core)}, {"second_core", double(w.core)},
+                   {"bytes", double(end - w.lo)}, {"offset", double(off)}};
+      per_core[w.core].push_back(std::move(d));
+      return;
+    }
+    if (w.hi > reach) {
+      reach = w.hi;
+      owner = &w;
+    }
+  }
+}
+
 void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
-              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out) {
+              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
+              std::vector<CoreContext::GmWrite>& gm_writes) {
   arena.ensure(ub_bytes);
   CoreContext c;
   c.serial = g_serial.fetch_add(1);
@@ -122,6 +170,7 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   }
   tl_ctx = prev;
   out = std::move(c.diags);
+  gm_writes = std::move(c.gm_writes);
 }
 
 // Identical diagnostics (kind, severity, api, file, line) from several cores are listed
@@ -189,6 +238,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   auto snap = gm::snapshot();
   uint64_t key = tiling_key();
   std::vector<std::vector<Diagnostic>> per_core(block_dim);
+  std::vector<std::vector<CoreContext::GmWrite>> gm_writes(block_dim);
   std::atomic<uint32_t> next{0};
   const uint32_t ub_bytes = prof->ub_bytes;
   auto worker = [&]() {
@@ -198,7 +248,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (;;) {
       uint32_t i = next.fetch_add(1);
       if (i >= block_dim) break;
-      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i]);
+      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i], gm_writes[i]);
     }
     tl_gm_snapshot = prev;
   };
@@ -207,6 +257,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   for (unsigned t = 1; t < nt; t++) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  check_gm_write_races(gm_writes, per_core);
   for (auto& v : per_core)
     for (auto& d : v)
       if (d.severity == Severity::Error) res.failed = true;

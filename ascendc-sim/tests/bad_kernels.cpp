@@ -157,6 +157,21 @@ __aicore__ void gm_out_of_bounds(GM_ADDR x) {
   q.FreeTensor(t);
 }
 
+// FC-14: every core copies 32 halves from its start, but the slices are only 24 apart.
+__aicore__ void gm_write_race(GM_ADDR y) {
+  TPipe pipe;
+  TQue<TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, 64);
+  GlobalTensor<half> yGm;
+  yGm.SetGlobalBuffer((__gm__ half*)y + GetBlockIdx() * 24, 32);
+  LocalTensor<half> t = q.AllocTensor<half>();
+  Duplicate(t, (half)1, 32);
+  q.EnQue(t);
+  t = q.DeQue<half>();
+  DataCopy(yGm, t, 32);  // expect: gm_write_race
+  q.FreeTensor(t);
+}
+
 __aicore__ void queue_alloc_beyond_depth(GM_ADDR) {
   TPipe pipe;
   TQue<TPosition::VECIN, 2> q;
@@ -282,7 +297,7 @@ __aicore__ void fc08_unaligned_gm_ok(GM_ADDR y) {
   Duplicate(t, 2.0f, 12);
   q.EnQue(t);
   t = q.DeQue<float>();
-  DataCopyPad(yGm[12], t, {1, 12 * sizeof(float), 0, 0, 0});
+  DataCopyPad(yGm[12 * (GetBlockIdx() + 1)], t, {1, 12 * sizeof(float), 0, 0, 0});  // 48-byte rows
   q.FreeTensor(t);
 }
 
@@ -307,6 +322,7 @@ const Case kCases[] = {
     {"compare_count_truncated", compare_count_truncated, 1},
     {"mask_invalid", mask_invalid, 1},
     {"gm_out_of_bounds", gm_out_of_bounds, 1},
+    {"gm_write_race", gm_write_race, 2},
     {"queue_alloc_beyond_depth", queue_alloc_beyond_depth, 1},
     {"queue_deque_empty", queue_deque_empty, 1},
     {"queue_double_free", queue_double_free, 1},

@@ -116,7 +116,29 @@ struct CoreContext {
   std::unordered_map<uint64_t, bool> signalled;
 
   Hazards hz;
+
+  /// GM byte ranges this core wrote (DMA UB->GM, scalar SetValue), adjacent ranges from the
+  /// same call site merged; checked across cores after the launch ("gm_write_race").
+  struct GmWrite {
+    uintptr_t lo, hi;
+    SrcLoc loc;
+    const char* api;
+  };
+  std::vector<GmWrite> gm_writes;
 };
+
+/// Records that the current core wrote GM bytes [p, p + bytes).
+inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  if (!c.gm_writes.empty()) {
+    CoreContext::GmWrite& w = c.gm_writes.back();
+    if (w.hi == lo && w.loc.line() == loc.line() && w.loc.file_name() == loc.file_name()) {
+      w.hi = hi;
+      return;
+    }
+  }
+  c.gm_writes.push_back({lo, hi, loc, api});
+}
 
 /// The context of the core running on this thread; nullptr outside a kernel.
 extern thread_local CoreContext* tl_ctx;

@@ -79,6 +79,7 @@ class GlobalTensor {
     auto& c = ascendc_sim::ctx("GlobalTensor::SetValue");
     ascendc_sim::check_gm(addr_ + offset, sizeof(T), true, "GlobalTensor::SetValue", loc);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, true);
+    ascendc_sim::note_gm_write(c, addr_ + offset, sizeof(T), "GlobalTensor::SetValue", loc);
     std::memcpy(addr_ + offset, &value, sizeof(T));
   }
   /// Reference to one element (bounds-checked against the host allocation).
