@@ -13,6 +13,7 @@
 #include "ascendc_sim/sync.h"           // pipe_t, HardEvent, SetFlag/WaitFlag, PipeBarrier, TQueSync
 #include "ascendc_sim/pipe.h"           // TPipe, TQue, TQueBind, TBuf
 #include "ascendc_sim/data_copy.h"      // DataCopy, DataCopyPad
+#include "ascendc_sim/atomic.h"         // SetAtomicAdd/Max/Min, SetAtomicNone
 #include "ascendc_sim/mask.h"           // SetMaskCount/Norm, SetVectorMask, ResetMask
 #include "ascendc_sim/vec_params.h"     // BinaryRepeatParams, UnaryRepeatParams, BrcbRepeatParams
 #include "ascendc_sim/vec_elementwise.h"  // Add ... Duplicate, Axpy

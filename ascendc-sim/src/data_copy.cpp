@@ -66,7 +66,12 @@ void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uin
     hz_access(c, Pipe::MTE3, stamp, b, b + uint32_t(bytes), false, api, loc);
   }
   for (uint32_t i = 0; i < count; i++) {
-    std::memcpy(gm + i * gm_pitch, c.ub + src.addr + i * ub_pitch, bytes);
+    const uint8_t* from = c.ub + src.addr + i * ub_pitch;
+    if (c.atomic != CoreContext::Atomic::None) {
+      c.atomic_writes.push_back({gm + i * gm_pitch, std::vector<uint8_t>(from, from + bytes), c.atomic, c.atomic_dtype});
+      continue;
+    }
+    std::memcpy(gm + i * gm_pitch, from, bytes);
     note_gm_write(c, gm + i * gm_pitch, bytes, api, loc);
   }
   c.rec->dma(Pipe::MTE3, uint64_t(reinterpret_cast<uintptr_t>(gm)), count, bytes, gm_pitch);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 
 #include "ascendc_sim/core.h"
 #include "ascendc_sim/gm.h"
@@ -19,6 +20,7 @@
 #include "ascendc_sim/launch_internal.h"
 #include "ascendc_sim/pipe.h"
 #include "ascendc_sim/profile.h"
+#include "ascendc_sim/types.h"
 
 namespace ascendc_sim {
 
@@ -131,9 +133,47 @@ void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes
   }
 }
 
+template <class T>
+void combine(uint8_t* gm, const std::vector<uint8_t>& data, CoreContext::Atomic op) {
+  size_t n = data.size() / sizeof(T);
+  for (size_t i = 0; i < n; i++) {
+    T a, b;
+    std::memcpy(&a, gm + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, data.data() + i * sizeof(T), sizeof(T));
+    float fa = to_f32(a), fb = to_f32(b);
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      int64_t x = int64_t(a), y = int64_t(b);
+      r = T(op == CoreContext::Atomic::Add ? x + y : op == CoreContext::Atomic::Max ? std::max(x, y) : std::min(x, y));
+    } else {
+      r = from_f32<T>(op == CoreContext::Atomic::Add ? fa + fb
+                      : op == CoreContext::Atomic::Max ? (fb > fa ? fb : fa)
+                                                       : (fb < fa ? fb : fa));
+    }
+    std::memcpy(gm + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+// Applies the atomic UB->GM writes of every core, core by core in order.
+void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per_core) {
+  for (auto& writes : per_core) {
+    for (auto& w : writes) {
+      switch (w.dtype) {
+        case DType::F32: combine<float>(w.gm, w.data, w.op); break;
+        case DType::F16: combine<half>(w.gm, w.data, w.op); break;
+        case DType::BF16: combine<bfloat16_t>(w.gm, w.data, w.op); break;
+        case DType::I32: combine<int32_t>(w.gm, w.data, w.op); break;
+        case DType::I16: combine<int16_t>(w.gm, w.data, w.op); break;
+        case DType::I8: combine<int8_t>(w.gm, w.data, w.op); break;
+        default: break;
+      }
+    }
+  }
+}
+
 void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
               Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
-              std::vector<CoreContext::GmWrite>& gm_writes) {
+              std::vector<CoreContext::GmWrite>& gm_writes, std::vector<CoreContext::AtomicWrite>& atomics) {
   arena.ensure(ub_bytes);
   CoreContext c;
   c.serial = g_serial.fetch_add(1);
@@ -171,6 +211,7 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   tl_ctx = prev;
   out = std::move(c.diags);
   gm_writes = std::move(c.gm_writes);
+  atomics = std::move(c.atomic_writes);
 }
 
 // Identical diagnostics (kind, severity, api, file, line) from several cores are listed
@@ -239,6 +280,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   uint64_t key = tiling_key();
   std::vector<std::vector<Diagnostic>> per_core(block_dim);
   std::vector<std::vector<CoreContext::GmWrite>> gm_writes(block_dim);
+  std::vector<std::vector<CoreContext::AtomicWrite>> atomics(block_dim);
   std::atomic<uint32_t> next{0};
   const uint32_t ub_bytes = prof->ub_bytes;
   auto worker = [&]() {
@@ -248,7 +290,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (;;) {
       uint32_t i = next.fetch_add(1);
       if (i >= block_dim) break;
-      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i], gm_writes[i]);
+      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i], gm_writes[i], atomics[i]);
     }
     tl_gm_snapshot = prev;
   };
@@ -258,6 +300,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   worker();
   for (auto& t : pool) t.join();
   check_gm_write_races(gm_writes, per_core);
+  apply_atomic_writes(atomics);
   for (auto& v : per_core)
     for (auto& d : v)
       if (d.severity == Severity::Error) res.failed = true;

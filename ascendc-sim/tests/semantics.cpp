@@ -259,5 +259,32 @@ int main() {
     Power(y, x, 2.0f, 100);
     near([](double v) { return v * v; });
   });
+  {
+    // DMA atomics across cores: each of 8 cores adds (core + 1) into the same 8 floats.
+    g_why.clear();
+    auto* acc = static_cast<float*>(GmAlloc(32));
+    for (int i = 0; i < 8; i++) acc[i] = 0.5f;
+    ascendc_sim::LaunchResult r = ascendc_sim::run_kernel("atomic_add", 8, [acc] {
+      TPipe pipe;
+      TQue<TPosition::VECOUT, 1> q;
+      pipe.InitBuffer(q, 1, 32);
+      GlobalTensor<float> g;
+      g.SetGlobalBuffer(acc, 8);
+      LocalTensor<float> t = q.AllocTensor<float>();
+      Duplicate(t, float(GetBlockIdx() + 1), 8);
+      q.EnQue(t);
+      t = q.DeQue<float>();
+      SetAtomicAdd<float>();
+      DataCopy(g, t, 8);
+      SetAtomicNone();
+      q.FreeTensor(t);
+    });
+    CHECK(!r.failed && r.diagnostics.empty());  // atomic writes to the same bytes are not a race
+    for (int i = 0; i < 8; i++) CHECK(acc[i] == 36.5f);
+    std::printf("%s atomic_add_across_cores%s%s\n", g_why.empty() ? "ok" : "FAIL", g_why.empty() ? "" : ": ",
+                g_why.c_str());
+    if (!g_why.empty()) g_failures++;
+    GmFree(acc);
+  }
   return g_failures == 0 ? 0 : 1;
 }

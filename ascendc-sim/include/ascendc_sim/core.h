@@ -125,6 +125,20 @@ struct CoreContext {
     const char* api;
   };
   std::vector<GmWrite> gm_writes;
+
+  /// DMA atomic mode (SetAtomicAdd/Max/Min ... SetAtomicNone): UB->GM copies combine with
+  /// GM instead of overwriting it. The combined writes are applied after every core has
+  /// finished, in core order, so the result does not depend on the host thread schedule.
+  enum class Atomic : uint8_t { None, Add, Max, Min };
+  Atomic atomic = Atomic::None;
+  DType atomic_dtype = DType::F32;
+  struct AtomicWrite {
+    uint8_t* gm;
+    std::vector<uint8_t> data;
+    Atomic op;
+    DType dtype;
+  };
+  std::vector<AtomicWrite> atomic_writes;
 };
 
 /// Records that the current core wrote GM bytes [p, p + bytes).
