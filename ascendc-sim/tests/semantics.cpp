@@ -37,6 +37,27 @@ static void check(const char* name, const std::function<void(uint8_t*)>& body) {
   }
 }
 
+struct DemoTiling {
+  uint32_t totalLength;
+  float scale;
+};
+
+// A custom-op style kernel entry: tiling from GM through GET_TILING_DATA, branches on TILING_KEY_IS.
+static void tiling_kernel(GM_ADDR tiling, GM_ADDR out) {
+  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+  REGISTER_TILING_DEFAULT(DemoTiling);
+  GET_TILING_DATA(t, tiling);
+  GET_TILING_DATA_WITH_STRUCT(DemoTiling, t2, tiling);
+  GET_TILING_DATA_MEMBER(DemoTiling, scale, s, tiling);
+  GlobalTensor<float> o;
+  o.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out), 4);
+  float key = TILING_KEY_IS(2) ? 2.0f : TILING_KEY_IS(1) ? 1.0f : 0.0f;
+  o.SetValue(0, float(t.totalLength));
+  o.SetValue(1, t2.scale);
+  o.SetValue(2, s);
+  o.SetValue(3, key);
+}
+
 static uint16_t bits(half h) { return __builtin_bit_cast(uint16_t, h); }
 
 int main() {
@@ -285,6 +306,21 @@ int main() {
                 g_why.c_str());
     if (!g_why.empty()) g_failures++;
     GmFree(acc);
+  }
+  {
+    g_why.clear();
+    auto* tiling = static_cast<DemoTiling*>(GmAlloc(sizeof(DemoTiling)));
+    auto* out = static_cast<float*>(GmAlloc(16));
+    *tiling = DemoTiling{123, 0.5f};
+    ICPU_SET_TILING_KEY(2);
+    ascendc_sim::LaunchResult r = ascendc_sim::run_kernel_fn(tiling_kernel, "tiling_kernel", 1, tiling, out);
+    ICPU_SET_TILING_KEY(0);
+    CHECK(!r.failed);
+    CHECK(out[0] == 123.0f && out[1] == 0.5f && out[2] == 0.5f && out[3] == 2.0f);
+    std::printf("%s tiling_macros%s%s\n", g_why.empty() ? "ok" : "FAIL", g_why.empty() ? "" : ": ", g_why.c_str());
+    if (!g_why.empty()) g_failures++;
+    GmFree(tiling);
+    GmFree(out);
   }
   return g_failures == 0 ? 0 : 1;
 }
