@@ -85,7 +85,7 @@ inline void shadow_elementwise(uint8_t* const* sh, const Opnd* ops, int nops, ui
     const uint64_t bytes = n * ops[0].esize;
     uint8_t* d = sh[0];
     if (nops == 2) {
-      std::memmove(d, sh[1], bytes);
+      if (d != sh[1]) std::memmove(d, sh[1], bytes);
       return;
     }
     const uint8_t* a = sh[1];
@@ -107,6 +107,24 @@ inline void shadow_elementwise(uint8_t* const* sh, const Opnd* ops, int nops, ui
     const uint32_t ds = ops[0].esize, ss = ops[1].esize;
     uint8_t* d = sh[0];
     const uint8_t* a = sh[1];
+    if (ss == 4 && ds == 2) {  // the common narrowing casts: fixed sizes, no library calls
+      for (uint64_t l = 0; l < n; l++) {
+        uint32_t w;
+        std::memcpy(&w, a + l * 4, 4);
+        uint16_t o = w == 0xFFFFFFFFu ? 0xFFFFu : 0;
+        std::memcpy(d + l * 2, &o, 2);
+      }
+      return;
+    }
+    if (ss == 2 && ds == 4) {
+      for (uint64_t l = 0; l < n; l++) {
+        uint16_t w;
+        std::memcpy(&w, a + l * 2, 2);
+        uint32_t o = w == 0xFFFFu ? 0xFFFFFFFFu : 0;
+        std::memcpy(d + l * 4, &o, 4);
+      }
+      return;
+    }
     for (uint64_t l = 0; l < n; l++) {
       bool ok;
       if (ss == 2) {
@@ -124,8 +142,7 @@ inline void shadow_elementwise(uint8_t* const* sh, const Opnd* ops, int nops, ui
         std::memcpy(&w, a + l * 8, 8);
         ok = w == ~0ull;
       }
-      uint64_t o = ok ? ~0ull : 0;
-      std::memcpy(d + l * ds, &o, ds);
+      std::memset(d + l * ds, ok ? kInit : kUninit, ds);
     }
     return;
   }
