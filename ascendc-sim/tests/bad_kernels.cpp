@@ -114,6 +114,35 @@ __aicore__ void ub_unsynchronized_access(GM_ADDR x) {
   Abs(t, t, 256);  // expect: ub_unsynchronized_access
 }
 
+// WAR: MTE2 overwrites a TBuf that V is still reading (the V_MTE2 flag is missing).
+__aicore__ void ub_unsynchronized_war(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> in, out;
+  pipe.InitBuffer(in, 512);
+  pipe.InitBuffer(out, 512);
+  GlobalTensor<half> xGm;
+  xGm.SetGlobalBuffer((__gm__ half*)x, 256);
+  LocalTensor<half> a = in.Get<half>();
+  LocalTensor<half> b = out.Get<half>();
+  DataCopy(a, xGm, 256);
+  SetFlag<HardEvent::MTE2_V>(0);
+  WaitFlag<HardEvent::MTE2_V>(0);
+  Abs(b, a, 256);
+  DataCopy(a, xGm, 256);  // expect: ub_unsynchronized_access
+}
+
+// RAW V -> MTE3: the vector result is copied out with no EnQue/DeQue or V_MTE3 flag.
+__aicore__ void ub_unsynchronized_out(GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 512);
+  GlobalTensor<half> yGm;
+  yGm.SetGlobalBuffer((__gm__ half*)y, 256);
+  LocalTensor<half> t = b.Get<half>();
+  Duplicate(t, (half)3, 256);
+  DataCopy(yGm, t, 256);  // expect: ub_unsynchronized_access
+}
+
 __aicore__ void datacopy_truncated(GM_ADDR x) {
   TPipe pipe;
   TQue<TPosition::VECIN, 1> q;
@@ -318,6 +347,8 @@ const Case kCases[] = {
     {"ub_uninitialized_read", ub_uninitialized_read, 1},
     {"fc04_pad_lanes", fc04_pad_lanes, 1},
     {"ub_unsynchronized_access", ub_unsynchronized_access, 1},
+    {"ub_unsynchronized_war", ub_unsynchronized_war, 1},
+    {"ub_unsynchronized_out", ub_unsynchronized_out, 1},
     {"datacopy_truncated", datacopy_truncated, 1},
     {"compare_count_truncated", compare_count_truncated, 1},
     {"mask_invalid", mask_invalid, 1},
