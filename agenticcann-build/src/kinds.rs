@@ -198,11 +198,7 @@ mod tests {
         assert!(lookup("ub_misalign").is_none());
     }
 
-    /// Simulator kinds announced on the sim branch (NOTES.md) before they reach this tree's
-    /// `diag.cpp`; they may or may not be listed there yet.
-    const ANNOUNCED: [&str; 1] = ["gm_write_race"];
-
-    /// The simulator's kinds are those listed at the top of its `diag.cpp`.
+    /// The simulator's kinds are exactly those listed at the top of its `diag.cpp`.
     #[test]
     fn simulator_kinds_match_diag_cpp() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../ascendc-sim/src/diag.cpp");
@@ -234,10 +230,7 @@ mod tests {
             missing.is_empty(),
             "simulator kinds missing from kinds.rs: {missing:?}"
         );
-        let extra: Vec<&String> = ours
-            .difference(&listed)
-            .filter(|k| !ANNOUNCED.contains(&k.as_str()))
-            .collect();
+        let extra: Vec<&String> = ours.difference(&listed).collect();
         assert!(
             extra.is_empty(),
             "kinds.rs lists simulator kinds diag.cpp does not: {extra:?}"
