@@ -13,7 +13,7 @@
 //!
 //! Modules, one job each: [`chunk`] (one file's front matter and body), [`patterns`]
 //! (`patterns.toml`), [`exemplar`] (the L5 format), [`base`] (loading the folder),
-//! [`route`] (the router), [`tokens`] (counting), [`assemble`] (prompts), [`check`]
+//! [`mod@route`] (the router), [`tokens`] (counting), [`mod@assemble`] (prompts), [`mod@check`]
 //! (budgets and exemplars for `cargo agenticcann knowledge check`).
 
 pub mod assemble;

@@ -7,7 +7,7 @@
 //! examples = ["relu", "gelu", "silu", "add"]
 //! ```
 //!
-//! Every [`Pattern`] has exactly one table; the router ([`super::route`]) implements the
+//! Every [`Pattern`] has exactly one table; the router ([`mod@super::route`]) implements the
 //! `recognized_by` rules in code.
 
 use serde::Deserialize;

@@ -5,7 +5,7 @@
 //! its `assets/cl100k_base.tiktoken`), so counting works offline; the table is parsed once
 //! per process, on first use (about 0.1–0.3 s). Other models' tokenizers (DeepSeek's,
 //! Qwen's) give counts within roughly ±15 % on this kind of English-plus-code text; the
-//! budgets of [`super::Budget`] are checked against this one tokenizer so they mean the
+//! budgets of [`super::Phase::budget`] are checked against this one tokenizer so they mean the
 //! same thing everywhere.
 
 /// The tokenizer's name, as printed in accounting.
