@@ -47,7 +47,8 @@ fn watch_tree(dir: &Path) {
 }
 
 fn main() {
-    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by Cargo"));
+    let manifest =
+        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by Cargo"));
     let include = manifest.join("include");
     let src = manifest.join("src");
     let profiles = manifest.join("profiles");

@@ -9,6 +9,9 @@
 //!   `agenticcann_ops.h` per crate), bindgen FFI and the safe `ops` wrapper module.
 //! - [`store`]: kernel store entries (verified against their digests), the user cache, the
 //!   HTTP remote and `agenticcann.lock`.
+//! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
+//! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
+//! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -40,8 +43,11 @@ mod builder;
 pub mod codegen;
 pub mod env;
 pub mod key;
+pub mod kinds;
+pub mod knowledge;
 pub mod spec;
 pub mod store;
+pub mod suite;
 pub mod toolchain;
 
 pub use builder::{miss_message, BuildReport, Builder, BuiltOp, Error, ErrorKind, Miss};

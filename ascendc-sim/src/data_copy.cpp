@@ -29,7 +29,7 @@ void gm_to_ub(CoreContext& c, const UbRef& dst, const uint8_t* gm, uint32_t coun
   uint64_t gm_span = uint64_t(count - 1) * gm_pitch + bytes;
   check_operand(c, dst, dst.addr, uint32_t(std::min<uint64_t>(dst.addr + ub_span, 0xFFFFFFFFull)), 32, "dst", api, loc);
   check_gm(gm, gm_span, false, api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::MTE2);
+  uint32_t stamp = hz_issue(c, Pipe::MTE2, loc);
   for (uint32_t i = 0; i < count; i++) {
     uint32_t b = dst.addr + uint32_t(i * ub_pitch);
     hz_access(c, Pipe::MTE2, stamp, b, b + uint32_t(block_ub), true, api, loc);
@@ -59,14 +59,20 @@ void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uin
   uint64_t gm_span = uint64_t(count - 1) * gm_pitch + bytes;
   check_operand(c, src, src.addr, uint32_t(std::min<uint64_t>(src.addr + ub_span, 0xFFFFFFFFull)), 32, "src", api, loc);
   check_gm(gm, gm_span, true, api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::MTE3);
+  uint32_t stamp = hz_issue(c, Pipe::MTE3, loc);
   for (uint32_t i = 0; i < count; i++) {
     uint32_t b = src.addr + uint32_t(i * ub_pitch);
     check_initialized(c, b, b + uint32_t(bytes), "the copy to GM", api, loc);
     hz_access(c, Pipe::MTE3, stamp, b, b + uint32_t(bytes), false, api, loc);
   }
   for (uint32_t i = 0; i < count; i++) {
-    std::memcpy(gm + i * gm_pitch, c.ub + src.addr + i * ub_pitch, bytes);
+    const uint8_t* from = c.ub + src.addr + i * ub_pitch;
+    if (c.atomic != CoreContext::Atomic::None) {
+      c.atomic_writes.push_back({gm + i * gm_pitch, std::vector<uint8_t>(from, from + bytes), c.atomic, c.atomic_dtype});
+      continue;
+    }
+    std::memcpy(gm + i * gm_pitch, from, bytes);
+    note_gm_write(c, gm + i * gm_pitch, bytes, api, loc);
   }
   c.rec->dma(Pipe::MTE3, uint64_t(reinterpret_cast<uintptr_t>(gm)), count, bytes, gm_pitch);
 }
@@ -75,7 +81,7 @@ void ub_to_ub(CoreContext& c, const UbRef& dst, const UbRef& src, uint32_t count
               uint64_t src_pitch, uint64_t dst_pitch, uint32_t esize, const char* api, const SrcLoc& loc) {
   check_operand(c, src, src.addr, uint32_t(src.addr + (count - 1) * src_pitch + bytes), 32, "src", api, loc);
   check_operand(c, dst, dst.addr, uint32_t(dst.addr + (count - 1) * dst_pitch + bytes), 32, "dst", api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::V);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
   for (uint32_t i = 0; i < count; i++) {
     uint32_t s = src.addr + uint32_t(i * src_pitch), d = dst.addr + uint32_t(i * dst_pitch);
     hz_access(c, Pipe::V, stamp, s, s + uint32_t(bytes), false, api, loc);

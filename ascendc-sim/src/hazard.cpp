@@ -31,36 +31,43 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
   Hazards& h = c.hz;
   const int p = int(pipe);
   const uint32_t* know = h.vc[p];
-  for (uint32_t b = lo / 32, e = (hi - 1) / 32; b <= e; b++) {
-    uint8_t w = h.writer[b];
-    if (w != 0xFF && w != p && h.wstamp[b] > know[w]) {
+  uint8_t* writer = h.writer.data();
+  uint32_t* wstamp = h.wstamp.data();
+  const uint32_t b0 = lo / 32, b1 = (hi - 1) / 32;
+  auto report = [&](uint32_t b, int q, bool raw) {
+    const SrcLoc& other = h.locs[q][(raw ? wstamp[b] : h.rstamp[q][b]) - 1];
+    if (raw) {
       fail("ub_unsynchronized_access", api, loc,
            fmt("%s %s UB bytes [%u, %u) that %s wrote at %s with no queue hand-off (EnQue/DeQue), SetFlag/WaitFlag "
                "or PipeBarrier<PIPE_ALL> between them; on the NPU the %s may run before the write completes",
-               pipe_name(p), write ? "writes" : "reads", b * 32, b * 32 + 32, pipe_name(w), where(h.wloc[b]).c_str(),
+               pipe_name(p), write ? "writes" : "reads", b * 32, b * 32 + 32, pipe_name(q), where(other).c_str(),
                write ? "write" : "read"),
            {{"ub_block_offset", double(b * 32)}});
     }
-    if (write) {
-      for (int q = 0; q < Hazards::kP; q++) {
-        if (q == p || q == int(Pipe::S)) continue;
-        if (h.rstamp[q][b] > know[q]) {
-          fail("ub_unsynchronized_access", api, loc,
-               fmt("%s writes UB bytes [%u, %u) that %s reads at %s with no queue hand-off (FreeTensor/AllocTensor), "
-                   "SetFlag/WaitFlag or PipeBarrier<PIPE_ALL> between them; on the NPU the write may overtake "
-                   "the read",
-                   pipe_name(p), b * 32, b * 32 + 32, pipe_name(q), where(h.rloc[q][b]).c_str()),
-               {{"ub_block_offset", double(b * 32)}});
-        }
-      }
-      h.writer[b] = uint8_t(p);
-      h.wstamp[b] = stamp;
-      h.wloc[b] = loc;
-      for (int q = 0; q < Hazards::kP; q++) h.rstamp[q][b] = 0;
-    } else {
-      h.rstamp[p][b] = stamp;
-      h.rloc[p][b] = loc;
+    fail("ub_unsynchronized_access", api, loc,
+         fmt("%s writes UB bytes [%u, %u) that %s reads at %s with no queue hand-off (FreeTensor/AllocTensor), "
+             "SetFlag/WaitFlag or PipeBarrier<PIPE_ALL> between them; on the NPU the write may overtake the read",
+             pipe_name(p), b * 32, b * 32 + 32, pipe_name(q), where(other).c_str()),
+         {{"ub_block_offset", double(b * 32)}});
+  };
+  if (!write) {
+    uint32_t* rs = h.rstamp[p].data();
+    for (uint32_t b = b0; b <= b1; b++) {
+      uint8_t w = writer[b];
+      if (w != 0xFF && w != p && wstamp[b] > know[w]) report(b, w, true);
+      rs[b] = stamp;
     }
+    return;
+  }
+  for (uint32_t b = b0; b <= b1; b++) {
+    uint8_t w = writer[b];
+    if (w != 0xFF && w != p && wstamp[b] > know[w]) report(b, w, true);
+    for (int q = 1; q < Hazards::kP; q++) {  // S (0) never records reads
+      if (q != p && h.rstamp[q][b] > know[q]) report(b, q, false);
+    }
+    writer[b] = uint8_t(p);
+    wstamp[b] = stamp;
+    for (int q = 1; q < Hazards::kP; q++) h.rstamp[q][b] = 0;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 
 #include "ascendc_sim/core.h"
 #include "ascendc_sim/gm.h"
@@ -19,6 +20,7 @@
 #include "ascendc_sim/launch_internal.h"
 #include "ascendc_sim/pipe.h"
 #include "ascendc_sim/profile.h"
+#include "ascendc_sim/types.h"
 
 namespace ascendc_sim {
 
@@ -84,8 +86,94 @@ void end_of_kernel_checks(CoreContext& c) {
   }
 }
 
+// Two cores writing the same GM bytes in one launch race on the NPU (FC-14: overlapping
+// per-core ranges, a rounded-up tail DataCopy into the next core's slice). Reports the
+// first overlap found, on the core whose write comes second in address order.
+void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes,
+                          std::vector<std::vector<Diagnostic>>& per_core) {
+  struct W {
+    uintptr_t lo, hi;
+    uint32_t core;
+    const CoreContext::GmWrite* w;
+  };
+  std::vector<W> all;
+  for (uint32_t c = 0; c < writes.size(); c++)
+    for (const auto& w : writes[c]) all.push_back({w.lo, w.hi, c, &w});
+  if (all.size() < 2) return;
+  std::sort(all.begin(), all.end(), [](const W& a, const W& b) { return a.lo < b.lo || (a.lo == b.lo && a.core < b.core); });
+  uintptr_t reach = 0;
+  const W* owner = nullptr;
+  for (const W& w : all) {
+    if (owner && w.lo < reach && w.core != owner->core) {
+      uintptr_t end = std::min(reach, w.hi);
+      gm::Allocation a;
+      uint64_t off = 0;
+      if (gm::find_allocation(reinterpret_cast<const void*>(w.lo), &a)) off = w.lo - reinterpret_cast<uintptr_t>(a.base);
+      Diagnostic d;
+      d.kind = "gm_write_race";
+      d.severity = Severity::Error;
+      d.api = w.w->api;
+      d.file = w.w->loc.file_name();
+      d.line = w.w->loc.line();
+      d.core = int32_t(w.core);
+      d.message = fmt("cores %u and %u both write the %llu GM bytes at offset %llu of one allocation (core %u's write "
+                      "at %s:%u); on the NPU the result depends on which core writes last — give each core a "
+                      "disjoint slice and copy unaligned tails with DataCopyPad",
+                      owner->core, w.core, (unsigned long long)(end - w.lo), (unsigned long long)off, owner->core,
+                      owner->w->loc.file_name(), owner->w->loc.line());
+      d.numbers = {{"first_core", double(owner->core)}, {"second_core", double(w.core)},
+                   {"bytes", double(end - w.lo)}, {"offset", double(off)}};
+      per_core[w.core].push_back(std::move(d));
+      return;
+    }
+    if (w.hi > reach) {
+      reach = w.hi;
+      owner = &w;
+    }
+  }
+}
+
+template <class T>
+void combine(uint8_t* gm, const std::vector<uint8_t>& data, CoreContext::Atomic op) {
+  size_t n = data.size() / sizeof(T);
+  for (size_t i = 0; i < n; i++) {
+    T a, b;
+    std::memcpy(&a, gm + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, data.data() + i * sizeof(T), sizeof(T));
+    float fa = to_f32(a), fb = to_f32(b);
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      int64_t x = int64_t(a), y = int64_t(b);
+      r = T(op == CoreContext::Atomic::Add ? x + y : op == CoreContext::Atomic::Max ? std::max(x, y) : std::min(x, y));
+    } else {
+      r = from_f32<T>(op == CoreContext::Atomic::Add ? fa + fb
+                      : op == CoreContext::Atomic::Max ? (fb > fa ? fb : fa)
+                                                       : (fb < fa ? fb : fa));
+    }
+    std::memcpy(gm + i * sizeof(T), &r, sizeof(T));
+  }
+}
+
+// Applies the atomic UB->GM writes of every core, core by core in order.
+void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per_core) {
+  for (auto& writes : per_core) {
+    for (auto& w : writes) {
+      switch (w.dtype) {
+        case DType::F32: combine<float>(w.gm, w.data, w.op); break;
+        case DType::F16: combine<half>(w.gm, w.data, w.op); break;
+        case DType::BF16: combine<bfloat16_t>(w.gm, w.data, w.op); break;
+        case DType::I32: combine<int32_t>(w.gm, w.data, w.op); break;
+        case DType::I16: combine<int16_t>(w.gm, w.data, w.op); break;
+        case DType::I8: combine<int8_t>(w.gm, w.data, w.op); break;
+        default: break;
+      }
+    }
+  }
+}
+
 void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
-              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out) {
+              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
+              std::vector<CoreContext::GmWrite>& gm_writes, std::vector<CoreContext::AtomicWrite>& atomics) {
   arena.ensure(ub_bytes);
   CoreContext c;
   c.serial = g_serial.fetch_add(1);
@@ -101,10 +189,9 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   size_t nb = (ub_bytes + 31) / 32;
   c.hz.writer.assign(nb, 0xFF);
   c.hz.wstamp.assign(nb, 0);
-  c.hz.wloc.resize(nb);
   for (int q = 0; q < Hazards::kP; q++) {
     c.hz.rstamp[q].assign(nb, 0);
-    c.hz.rloc[q].resize(nb);
+    c.hz.locs[q].reserve(1024);
   }
   CoreContext* prev = tl_ctx;
   tl_ctx = &c;
@@ -123,6 +210,8 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   }
   tl_ctx = prev;
   out = std::move(c.diags);
+  gm_writes = std::move(c.gm_writes);
+  atomics = std::move(c.atomic_writes);
 }
 
 // Identical diagnostics (kind, severity, api, file, line) from several cores are listed
@@ -190,6 +279,8 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   auto snap = gm::snapshot();
   uint64_t key = tiling_key();
   std::vector<std::vector<Diagnostic>> per_core(block_dim);
+  std::vector<std::vector<CoreContext::GmWrite>> gm_writes(block_dim);
+  std::vector<std::vector<CoreContext::AtomicWrite>> atomics(block_dim);
   std::atomic<uint32_t> next{0};
   const uint32_t ub_bytes = prof->ub_bytes;
   auto worker = [&]() {
@@ -199,7 +290,7 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (;;) {
       uint32_t i = next.fetch_add(1);
       if (i >= block_dim) break;
-      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i]);
+      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i], gm_writes[i], atomics[i]);
     }
     tl_gm_snapshot = prev;
   };
@@ -208,6 +299,8 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   for (unsigned t = 1; t < nt; t++) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  check_gm_write_races(gm_writes, per_core);
+  apply_atomic_writes(atomics);
   for (auto& v : per_core)
     for (auto& d : v)
       if (d.severity == Severity::Error) res.failed = true;

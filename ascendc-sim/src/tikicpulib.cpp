@@ -12,8 +12,10 @@
 namespace AscendC {
 
 void* GmAlloc(size_t size) {
-  size_t bytes = (std::max<size_t>(size, 1) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, bytes);
+  // 512-B aligned like aclrtMalloc (src/acl/memory.cpp): the cost model's burst
+  // accounting depends on GM addresses modulo the burst size (<= 512 B).
+  size_t bytes = (std::max<size_t>(size, 1) + 511) / 512 * 512;
+  void* p = std::aligned_alloc(512, bytes);
   if (!p) return nullptr;
   std::memset(p, 0, bytes);
   ascendc_sim::gm::register_allocation(p, size, ascendc_sim::gm::Origin::GmAlloc);

@@ -169,7 +169,7 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
     check_operand(c, o.t, uint32_t(std::min<uint64_t>(lo, o.t.addr)), uint32_t(hi), o.align, o.role, api, loc);
   }
   if (!any) return false;
-  uint32_t stamp = hz_issue(c, Pipe::V);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
   for (int pass = 0; pass < 2; pass++) {  // reads first, then writes
     for (int i = 0; i < nops; i++) {
       const Opnd& o = ops[i];

@@ -114,6 +114,35 @@ __aicore__ void ub_unsynchronized_access(GM_ADDR x) {
   Abs(t, t, 256);  // expect: ub_unsynchronized_access
 }
 
+// WAR: MTE2 overwrites a TBuf that V is still reading (the V_MTE2 flag is missing).
+__aicore__ void ub_unsynchronized_war(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> in, out;
+  pipe.InitBuffer(in, 512);
+  pipe.InitBuffer(out, 512);
+  GlobalTensor<half> xGm;
+  xGm.SetGlobalBuffer((__gm__ half*)x, 256);
+  LocalTensor<half> a = in.Get<half>();
+  LocalTensor<half> b = out.Get<half>();
+  DataCopy(a, xGm, 256);
+  SetFlag<HardEvent::MTE2_V>(0);
+  WaitFlag<HardEvent::MTE2_V>(0);
+  Abs(b, a, 256);
+  DataCopy(a, xGm, 256);  // expect: ub_unsynchronized_access
+}
+
+// RAW V -> MTE3: the vector result is copied out with no EnQue/DeQue or V_MTE3 flag.
+__aicore__ void ub_unsynchronized_out(GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 512);
+  GlobalTensor<half> yGm;
+  yGm.SetGlobalBuffer((__gm__ half*)y, 256);
+  LocalTensor<half> t = b.Get<half>();
+  Duplicate(t, (half)3, 256);
+  DataCopy(yGm, t, 256);  // expect: ub_unsynchronized_access
+}
+
 __aicore__ void datacopy_truncated(GM_ADDR x) {
   TPipe pipe;
   TQue<TPosition::VECIN, 1> q;
@@ -154,6 +183,21 @@ __aicore__ void gm_out_of_bounds(GM_ADDR x) {
   xGm.SetGlobalBuffer((__gm__ half*)x, 112);
   LocalTensor<half> t = q.AllocTensor<half>();
   DataCopy(t, xGm[150], 112);  // expect: gm_out_of_bounds
+  q.FreeTensor(t);
+}
+
+// FC-14: every core copies 32 halves from its start, but the slices are only 24 apart.
+__aicore__ void gm_write_race(GM_ADDR y) {
+  TPipe pipe;
+  TQue<TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, 64);
+  GlobalTensor<half> yGm;
+  yGm.SetGlobalBuffer((__gm__ half*)y + GetBlockIdx() * 24, 32);
+  LocalTensor<half> t = q.AllocTensor<half>();
+  Duplicate(t, (half)1, 32);
+  q.EnQue(t);
+  t = q.DeQue<half>();
+  DataCopy(yGm, t, 32);  // expect: gm_write_race
   q.FreeTensor(t);
 }
 
@@ -282,7 +326,7 @@ __aicore__ void fc08_unaligned_gm_ok(GM_ADDR y) {
   Duplicate(t, 2.0f, 12);
   q.EnQue(t);
   t = q.DeQue<float>();
-  DataCopyPad(yGm[12], t, {1, 12 * sizeof(float), 0, 0, 0});
+  DataCopyPad(yGm[12 * (GetBlockIdx() + 1)], t, {1, 12 * sizeof(float), 0, 0, 0});  // 48-byte rows
   q.FreeTensor(t);
 }
 
@@ -303,10 +347,13 @@ const Case kCases[] = {
     {"ub_uninitialized_read", ub_uninitialized_read, 1},
     {"fc04_pad_lanes", fc04_pad_lanes, 1},
     {"ub_unsynchronized_access", ub_unsynchronized_access, 1},
+    {"ub_unsynchronized_war", ub_unsynchronized_war, 1},
+    {"ub_unsynchronized_out", ub_unsynchronized_out, 1},
     {"datacopy_truncated", datacopy_truncated, 1},
     {"compare_count_truncated", compare_count_truncated, 1},
     {"mask_invalid", mask_invalid, 1},
     {"gm_out_of_bounds", gm_out_of_bounds, 1},
+    {"gm_write_race", gm_write_race, 2},
     {"queue_alloc_beyond_depth", queue_alloc_beyond_depth, 1},
     {"queue_deque_empty", queue_deque_empty, 1},
     {"queue_double_free", queue_double_free, 1},

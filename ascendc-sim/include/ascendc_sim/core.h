@@ -78,9 +78,8 @@ struct Hazards {
   uint32_t vc[kP][kP] = {};             // vc[p][q]: p knows q's instructions <= this are done
   std::vector<uint8_t> writer;          // pipe of the last write, 0xFF = none/ordered
   std::vector<uint32_t> wstamp;         // its counter value
-  std::vector<SrcLoc> wloc;
   std::vector<uint32_t> rstamp[kP];     // last read per pipe (0 = none)
-  std::vector<SrcLoc> rloc[kP];
+  std::vector<SrcLoc> locs[kP];         // locs[p][stamp - 1]: call site of instruction `stamp` on p
   std::unordered_map<uint64_t, std::vector<uint32_t>> tokens;  // SyncKey -> clock
 };
 
@@ -117,7 +116,43 @@ struct CoreContext {
   std::unordered_map<uint64_t, bool> signalled;
 
   Hazards hz;
+
+  /// GM byte ranges this core wrote (DMA UB->GM, scalar SetValue), adjacent ranges from the
+  /// same call site merged; checked across cores after the launch ("gm_write_race").
+  struct GmWrite {
+    uintptr_t lo, hi;
+    SrcLoc loc;
+    const char* api;
+  };
+  std::vector<GmWrite> gm_writes;
+
+  /// DMA atomic mode (SetAtomicAdd/Max/Min ... SetAtomicNone): UB->GM copies combine with
+  /// GM instead of overwriting it. The combined writes are applied after every core has
+  /// finished, in core order, so the result does not depend on the host thread schedule.
+  enum class Atomic : uint8_t { None, Add, Max, Min };
+  Atomic atomic = Atomic::None;
+  DType atomic_dtype = DType::F32;
+  struct AtomicWrite {
+    uint8_t* gm;
+    std::vector<uint8_t> data;
+    Atomic op;
+    DType dtype;
+  };
+  std::vector<AtomicWrite> atomic_writes;
 };
+
+/// Records that the current core wrote GM bytes [p, p + bytes).
+inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  if (!c.gm_writes.empty()) {
+    CoreContext::GmWrite& w = c.gm_writes.back();
+    if (w.hi == lo && w.loc.line() == loc.line() && w.loc.file_name() == loc.file_name()) {
+      w.hi = hi;
+      return;
+    }
+  }
+  c.gm_writes.push_back({lo, hi, loc, api});
+}
 
 /// The context of the core running on this thread; nullptr outside a kernel.
 extern thread_local CoreContext* tl_ctx;
@@ -153,8 +188,11 @@ void sync_wait(CoreContext& c, Pipe pipe, SyncKey key);
 void sync_barrier(CoreContext& c, Pipe pipe, bool all);
 
 // ---- hazard tracking (src/hazard.cpp) ----
-/// Counts one instruction on `pipe`; returns its stamp for hz_access.
-inline uint32_t hz_issue(CoreContext& c, Pipe pipe) { return ++c.hz.counter[int(pipe)]; }
+/// Counts one instruction on `pipe` (issued at `loc`); returns its stamp for hz_access.
+inline uint32_t hz_issue(CoreContext& c, Pipe pipe, const SrcLoc& loc) {
+  c.hz.locs[int(pipe)].push_back(loc);
+  return ++c.hz.counter[int(pipe)];
+}
 /// Records an access of UB bytes [lo, hi) by the instruction `stamp` on `pipe` and
 /// reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
 void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t hi, bool write,

@@ -100,6 +100,9 @@ class CoreRecorder {
   /// A DMA transfer on MTE2 (GM->UB) or MTE3 (UB->GM): `block_count` bursts of
   /// `block_bytes` bytes each (bytes actually moved to or from GM), starting at GM
   /// byte address `gm_addr`, consecutive bursts `gm_stride_bytes` apart (start to start).
+  /// Only `gm_addr` modulo the profile's burst size (at most 512 B) matters; the host
+  /// allocators (aclrtMalloc, GmAlloc) align every allocation to 512 B, as the NPU's
+  /// do, so the model does not depend on where the host put a buffer.
   void dma(Pipe pipe, uint64_t gm_addr, uint32_t block_count, uint64_t block_bytes,
            uint64_t gm_stride_bytes);
 

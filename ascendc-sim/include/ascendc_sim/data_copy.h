@@ -46,7 +46,7 @@ struct DataCopyExtParams {
   uint32_t rsv = 0;
   DataCopyExtParams() = default;
   DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
-                    const uint32_t rsvIn = 0)
+                    const uint32_t rsvIn)
       : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
 };
 

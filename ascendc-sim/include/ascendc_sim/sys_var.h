@@ -8,6 +8,14 @@
 
 namespace AscendC {
 
+/// Data-block and repeat geometry constants kernels use (api-reference §0, §4.1).
+inline constexpr uint32_t ONE_BLK_SIZE = 32;           // bytes per DataBlock
+inline constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;  // bytes per repeat
+inline constexpr uint32_t DEFAULT_BLK_NUM = 8;         // DataBlocks per repeat
+inline constexpr uint32_t MAX_REPEAT_TIMES = 255;
+inline constexpr uint32_t DEFAULT_BLK_STRIDE = 1;
+inline constexpr uint32_t DEFAULT_REPEAT_STRIDE = 8;
+
 /// Index of this core in the launch, in [0, GetBlockNum()).
 inline int64_t GetBlockIdx() { return ascendc_sim::ctx("GetBlockIdx").block_idx; }
 /// blockDim of the launch.

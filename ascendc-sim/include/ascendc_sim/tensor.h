@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <type_traits>
 
 #include "ascendc_sim/core.h"
 #include "ascendc_sim/types.h"
@@ -79,6 +80,7 @@ class GlobalTensor {
     auto& c = ascendc_sim::ctx("GlobalTensor::SetValue");
     ascendc_sim::check_gm(addr_ + offset, sizeof(T), true, "GlobalTensor::SetValue", loc);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, true);
+    ascendc_sim::note_gm_write(c, addr_ + offset, sizeof(T), "GlobalTensor::SetValue", loc);
     std::memcpy(addr_ + offset, &value, sizeof(T));
   }
   /// Reference to one element (bounds-checked against the host allocation).
@@ -116,7 +118,7 @@ class LocalTensor {
   /// Scalar read of element `index` on PIPE_S. Reading never-written UB is an error.
   T GetValue(const uint32_t index, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
     auto& c = ascendc_sim::ctx("LocalTensor::GetValue");
-    uint32_t lo = addr_ + index * uint32_t(sizeof(T));
+    uint32_t lo = elem(index);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor",
                                "LocalTensor::GetValue", loc);
     ascendc_sim::check_initialized(c, lo, lo + sizeof(T), "element", "LocalTensor::GetValue", loc);
@@ -129,8 +131,11 @@ class LocalTensor {
   /// Scalar write of element `index` on PIPE_S.
   template <typename S>
   void SetValue(const uint32_t index, const S value, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
+    static_assert(!std::is_same_v<T, bfloat16_t> || std::is_same_v<S, bfloat16_t>,
+                  "SetValue on a bfloat16_t tensor needs a bfloat16_t value: scalar conversions to bf16 do not "
+                  "compile for the NPU (FC-28); use AscendC::ToBfloat16");
     auto& c = ascendc_sim::ctx("LocalTensor::SetValue");
-    uint32_t lo = addr_ + index * uint32_t(sizeof(T));
+    uint32_t lo = elem(index);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::SetValue", loc);
     ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true);
@@ -142,7 +147,7 @@ class LocalTensor {
   /// initialized from here on).
   __ubuf__ T& operator()(const uint32_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
     auto& c = ascendc_sim::ctx("LocalTensor::operator()");
-    uint32_t lo = addr_ + offset * uint32_t(sizeof(T));
+    uint32_t lo = elem(offset);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::operator()", loc);
     ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true);
@@ -183,6 +188,12 @@ class LocalTensor {
   void SetShapeInfo(const ShapeInfo&) {}
 
   ascendc_sim::UbRef ref() const { return ascendc_sim::UbRef{addr_, buf_, gen_}; }
+  /// UB byte offset of element `index`, saturated so that a huge index fails the range
+  /// check instead of wrapping around.
+  uint32_t elem(uint32_t index) const {
+    uint64_t o = uint64_t(addr_) + uint64_t(index) * sizeof(T);
+    return o > 0xFFFFFFF0ull ? 0xFFFFFFF0u : uint32_t(o);
+  }
 
   // Simulator state.
   uint32_t addr_ = 0;  // byte offset in UB

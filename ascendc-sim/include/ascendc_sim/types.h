@@ -8,6 +8,7 @@
 // FC-28): use AscendC::ToFloat / AscendC::ToBfloat16.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -87,6 +88,43 @@ inline constexpr bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); }
 
 namespace ascendc_sim {
 
+/// Fast, exact fp16 <-> fp32 conversions for the vector lanes. Without F16C (plain x86-64
+/// flags), the compiler's `_Float16` casts are library calls costing ~50 ns; these are a
+/// table lookup (fp16 -> fp32, exact) and a branch-light round-to-nearest-even (fp32 ->
+/// fp16, the same result as the cast: inf on overflow, subnormals, quiet NaN).
+namespace fp16 {
+extern const std::array<float, 65536> kToFloat;  // src/fp16.cpp, constant-initialized
+inline float to_float(half h) {
+#if defined(__F16C__) || defined(__aarch64__)
+  return static_cast<float>(h);
+#else
+  return kToFloat[__builtin_bit_cast(uint16_t, h)];
+#endif
+}
+inline half from_float(float f) {
+#if defined(__F16C__) || defined(__aarch64__)
+  return static_cast<half>(f);
+#else
+  uint32_t x = __builtin_bit_cast(uint32_t, f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7fffffffu;
+  uint32_t o;
+  if (x >= 0x47800000u) {  // |f| >= 65536, inf or NaN
+    o = x > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  } else if (x < 0x38800000u) {  // below the smallest normal half: let the FPU round
+    float t = __builtin_bit_cast(float, x) + 0.5f;
+    o = __builtin_bit_cast(uint32_t, t) - 0x3f000000u;
+  } else {
+    uint32_t odd = (x >> 13) & 1u;
+    x += 0xc8000fffu;  // rebias the exponent (15 - 127) << 23, plus the rounding bias
+    x += odd;
+    o = x >> 13;
+  }
+  return __builtin_bit_cast(half, uint16_t(o | sign));
+#endif
+}
+}  // namespace fp16
+
 /// DType of a C++ element type (cost.h). Unsupported types are a compile error.
 template <typename T>
 struct dtype_of;
@@ -130,15 +168,19 @@ template <typename T>
 inline float to_f32(T v) {
   if constexpr (std::is_same_v<T, bfloat16_t>) {
     return v.to_float();
+  } else if constexpr (std::is_same_v<T, half>) {
+    return fp16::to_float(v);
   } else {
     return static_cast<float>(v);
   }
 }
-/// Round a float to element type T (RNE for half/bf16; saturating for nothing else).
+/// Round a float to element type T (RNE for half/bf16; a C++ conversion otherwise).
 template <typename T>
 inline T from_f32(float v) {
   if constexpr (std::is_same_v<T, bfloat16_t>) {
     return bfloat16_t(v);
+  } else if constexpr (std::is_same_v<T, half>) {
+    return fp16::from_float(v);
   } else {
     return static_cast<T>(v);
   }

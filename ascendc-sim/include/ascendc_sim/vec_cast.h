@@ -136,15 +136,17 @@ struct CastK {
     const S* a = reinterpret_cast<const S*>(d[1]);
     if constexpr (exact<D, S>()) {
       for (uint64_t i = 0; i < n; i++) {
-        if constexpr (std::is_same_v<S, bfloat16_t>) {
-          o[i] = a[i].to_float();
+        if constexpr (std::is_same_v<S, bfloat16_t> || std::is_same_v<S, half>) {
+          o[i] = D(to_f32(a[i]));
+        } else if constexpr (std::is_same_v<D, half>) {
+          o[i] = from_f32<half>(float(a[i]));
         } else {
           o[i] = D(a[i]);
         }
       }
     } else if constexpr (std::is_same_v<S, float> && std::is_same_v<D, half>) {
       if (m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT) {
-        for (uint64_t i = 0; i < n; i++) o[i] = static_cast<half>(a[i]);
+        for (uint64_t i = 0; i < n; i++) o[i] = from_f32<half>(a[i]);
       } else {
         for (uint64_t i = 0; i < n; i++) o[i] = convert<D, S>(a[i], m);
       }

@@ -76,7 +76,7 @@ inline void compare_count(const UbRef& dst, const UbRef& s0, const UbRef* s1, T 
   check_operand(c, s0, s0.addr, s0.addr + bytes, 32, "src0", api, loc);
   if (s1) check_operand(c, *s1, s1->addr, s1->addr + bytes, 32, "src1", api, loc);
   check_operand(c, dst, dst.addr, dst.addr + uint32_t(n / 8), 32, "dst", api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::V);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
   hz_access(c, Pipe::V, stamp, s0.addr, s0.addr + bytes, false, api, loc);
   if (s1) hz_access(c, Pipe::V, stamp, s1->addr, s1->addr + bytes, false, api, loc);
   hz_access(c, Pipe::V, stamp, dst.addr, dst.addr + uint32_t(n / 8), true, api, loc);
@@ -257,6 +257,18 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
   compare_mask<T>(dst.ref(), ops, true, src1Scalar, cmpMode,
                   mask_shape(c, mask, r, 256 / sizeof(T), isSetMask, "CompareScalar", loc), "CompareScalar", loc);
 }
+template <typename T, typename U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                          const uint64_t mask[], ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p,
+                          ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, ASCENDC_SIM_CMP_TYPES>, "CompareScalar: element type not supported on Ascend910B");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("CompareScalar");
+  uint32_t r = check_repeat(repeatTime.raw, "CompareScalar", loc);
+  Opnd ops[1] = {od(src0.ref(), "src0", sizeof(T), p.srcBlkStride, p.srcRepStride, false)};
+  compare_mask<T>(dst.ref(), ops, true, src1Scalar, cmpMode,
+                  bits_shape(c, mask, r, 256 / sizeof(T), isSetMask, "CompareScalar", loc), "CompareScalar", loc);
+}
 /// 9.x name of CompareScalar.
 template <typename T, typename U>
 inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
@@ -298,6 +310,22 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
   auto r1 = src1.ref();
   select_impl<T>(dst.ref(), selMask.ref(), src0.ref(), &r1, T{}, selMode,
                  mask_shape(c, mask, r, 256 / sizeof(T), isSetMask, "Select", loc), ops, false, "Select", loc);
+}
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, const uint64_t mask[], ascendc_sim::U8Arg repeatTime,
+                   const BinaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "Select: element type not supported on Ascend910B");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Select");
+  uint32_t r = check_repeat(repeatTime.raw, "Select", loc);
+  Opnd ops[3] = {od(dst.ref(), "dst", sizeof(T), p.dstBlkStride, p.dstRepStride, true),
+                 od(src0.ref(), "src0", sizeof(T), p.src0BlkStride, p.src0RepStride, false),
+                 od(src1.ref(), "src1", sizeof(T), p.src1BlkStride, p.src1RepStride, false)};
+  auto r1 = src1.ref();
+  select_impl<T>(dst.ref(), selMask.ref(), src0.ref(), &r1, T{}, selMode,
+                 bits_shape(c, mask, r, 256 / sizeof(T), isSetMask, "Select", loc), ops, false, "Select", loc);
 }
 
 }  // namespace AscendC

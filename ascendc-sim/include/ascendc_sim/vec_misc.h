@@ -28,7 +28,7 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, ascendc_
   uint64_t dspan = (uint64_t(r - 1) * p.dstRepStride + 7ull * p.dstBlkStride) * 32 + 32;
   check_operand(c, src0.ref(), src0.addr_, src0.addr_ + r * 8 * sizeof(T), 32, "src0", api, loc);
   check_operand(c, dst.ref(), dst.addr_, uint32_t(dst.addr_ + dspan), 32, "dst", api, loc);
-  uint32_t stamp = hz_issue(c, Pipe::V);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
   hz_access(c, Pipe::V, stamp, src0.addr_, src0.addr_ + r * 8 * sizeof(T), false, api, loc);
   for (uint32_t i = 0; i < r; i++) {
     for (uint32_t b = 0; b < 8; b++) {

@@ -249,13 +249,39 @@ inline void reduce_all(const UbRef& dst, Opnd& src, const UbRef& work, uint32_t 
   std::vector<float> part(sh.repeats);
   std::vector<uint32_t> pidx(sh.repeats);
   uint8_t init_all = kInit;
-  for (uint32_t r = 0; r < sh.repeats; r++) {
-    uint32_t idx;
-    uint8_t init;
-    bool a;
-    part[r] = reduce_lanes<T>(c, src, sh, r, 0, sh.lanes, k, &idx, &init, &a);
-    pidx[r] = r * sh.lanes + idx;
-    init_all &= init;
+  uint64_t flat_n = 0;
+  if (flat(sh, &src, 1, &flat_n)) {
+    // Contiguous source, every lane of every repeat active except the tail: read directly.
+    const T* x = reinterpret_cast<const T*>(c.ub + src.t.addr);
+    float v[128];
+    uint32_t ix[128];
+    for (uint32_t r = 0; r < sh.repeats; r++) {
+      uint64_t base = uint64_t(r) * sh.lanes;
+      for (uint32_t l = 0; l < sh.lanes; l++) {
+        ix[l] = l;
+        v[l] = base + l < flat_n ? to_f32(x[base + l]) : identity(k);
+      }
+      tree<T>(v, ix, sh.lanes, k);
+      part[r] = v[0];
+      pidx[r] = uint32_t(base) + ix[0];
+    }
+    const uint8_t* s8 = c.shadow + src.t.addr;
+    uint64_t bytes = flat_n * sizeof(T), j = 0;
+    for (; j + 8 <= bytes; j += 8) {
+      uint64_t w;
+      std::memcpy(&w, s8 + j, 8);
+      if (w != ~0ull) break;
+    }
+    for (; j < bytes; j++) init_all &= s8[j];
+  } else {
+    for (uint32_t r = 0; r < sh.repeats; r++) {
+      uint32_t idx;
+      uint8_t init;
+      bool a;
+      part[r] = reduce_lanes<T>(c, src, sh, r, 0, sh.lanes, k, &idx, &init, &a);
+      pidx[r] = r * sh.lanes + idx;
+      init_all &= init;
+    }
   }
   // The first-level partials land in the work buffer, as the hardware sequence does.
   uint64_t wn = std::min<uint64_t>(need, sh.repeats);

@@ -227,6 +227,11 @@ Profile build(const toml::Document& doc) {
   t->mte_latency_ns[0] = v[i++];
   t->mte_latency_ns[1] = v[i++];
   t->burst_bytes = uint32_t(v[i++]);
+  if ((t->burst_bytes & (t->burst_bytes - 1)) != 0 || t->burst_bytes > 512) {
+    const Value* b = c.find("dma", "burst_bytes");
+    c.fail(b ? b->line : 0, "dma", "burst_bytes",
+           "must be a power of two no larger than 512 (device allocations are 512-B aligned)");
+  }
   t->dma_issue_cycles = v[i++];
   t->vec_issue_cycles = v[i++];
   t->vec_startup_cycles = v[i++];

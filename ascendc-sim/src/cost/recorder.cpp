@@ -137,10 +137,12 @@ void CoreRecorder::scalar_access(ScalarTarget target, bool write) {
   double cycles;
   uint8_t drain = 0;
   if (target == ScalarTarget::UB) {
-    // Auto-sync: a scalar read of UB waits until the vector unit and copy-in have
-    // written it (V->S, MTE2->S); a write also waits for copy-out to have read it.
+    // Auto-sync: a scalar access to UB waits until the vector unit is idle (V->S), and
+    // later vector instructions issue after it (S->V). Data that reached UB by DMA is
+    // covered too: the vector pipe's DeQue wait already waited for it (a drained V pipe
+    // is past every flag it waited on). Copy-in/out of other buffers keeps running.
     cycles = write ? t.ub_write_cycles : t.ub_read_cycles;
-    drain = pipe_bit(Pipe::V) | pipe_bit(Pipe::MTE2) | (write ? pipe_bit(Pipe::MTE3) : 0);
+    drain = pipe_bit(Pipe::V);
   } else {
     cycles = write ? t.gm_write_cycles : t.gm_read_cycles;
   }

@@ -21,10 +21,12 @@
 //
 // Options: --order forward|reverse|interleave|shuffle:<seed>  order in which blocks'
 //          hooks are recorded; --threads <n> record blocks on n host threads;
-//          --text  print to_text() instead of JSON.
+//          --text  print to_text() instead of JSON; --time  print the recording and
+//          replay (finish) wall times of each launch to stderr: "time record_ms=.. finish_ms=..".
 // Exit status: 0 ok; 2 a std::logic_error (model bug, e.g. below the floor);
 // 3 any other error (bad script, bad profile, trace limit).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -120,7 +122,9 @@ std::vector<uint32_t> record_order(uint32_t n, const std::string& order) {
   return idx;
 }
 
-void run_launch(const Launch& l, const std::string& name, const std::string& order, unsigned threads, bool text) {
+void run_launch(const Launch& l, const std::string& name, const std::string& order, unsigned threads, bool text,
+                bool timing) {
+  auto t0 = std::chrono::steady_clock::now();
   LaunchCost cost(active_profile(), l.block_dim);
   std::vector<uint32_t> idx = record_order(l.block_dim, order);
   if (order == "interleave") {
@@ -152,7 +156,13 @@ void run_launch(const Launch& l, const std::string& name, const std::string& ord
     }
     for (auto& th : pool) th.join();
   }
+  auto t1 = std::chrono::steady_clock::now();
   LaunchReport rep = cost.finish(name);
+  auto t2 = std::chrono::steady_clock::now();
+  if (timing) {
+    std::cerr << "time record_ms=" << std::chrono::duration<double, std::milli>(t1 - t0).count()
+              << " finish_ms=" << std::chrono::duration<double, std::milli>(t2 - t1).count() << "\n";
+  }
   std::cout << (text ? rep.to_text() : rep.to_json() + "\n");
   std::cout.flush();
 }
@@ -163,11 +173,13 @@ int main(int argc, char** argv) {
   std::string order = "forward";
   unsigned threads = 1;
   bool text = false;
+  bool timing = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--order" && i + 1 < argc) order = argv[++i];
     else if (a == "--threads" && i + 1 < argc) threads = unsigned(std::stoul(argv[++i]));
     else if (a == "--text") text = true;
+    else if (a == "--time") timing = true;
     else {
       std::cerr << "usage: trace_driver [--order forward|reverse|interleave|shuffle:<seed>] [--threads n] [--text] < script\n";
       return 3;
@@ -216,7 +228,7 @@ int main(int argc, char** argv) {
       if (cmd == "finish") {
         std::string name;
         in >> name;
-        run_launch(launch, name.empty() ? "synthetic" : name, order, threads, text);
+        run_launch(launch, name.empty() ? "synthetic" : name, order, threads, text, timing);
         in_launch = false;
         continue;
       }

@@ -20,6 +20,7 @@ pub const PROFILE_DIR: &str = env!("COST_PROFILE_DIR");
 
 /// A value per pipe, as `LaunchReport::to_json` writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PerPipe {
     #[serde(rename = "S")]
     pub s: f64,
@@ -31,8 +32,10 @@ pub struct PerPipe {
     pub mte3: f64,
 }
 
-/// `LaunchReport` (report.h): times in µs, bytes in bytes, bandwidth in GB/s.
+/// `LaunchReport` (report.h): times in µs, bytes in bytes, bandwidth in GB/s. Unknown
+/// fields are rejected, so a renamed or added field in `to_json` fails the tests.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     pub kernel: String,
     pub soc: String,
@@ -176,6 +179,33 @@ pub fn replay(script: &str, opts: &Options) -> Result<Vec<Report>, DriverError> 
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad report JSON {l}: {e}")))
         .collect())
+}
+
+/// Replays `script` and returns the reports as `LaunchReport::to_text` prints them.
+pub fn replay_text(script: &str) -> String {
+    let mut child = Command::new(TRACE_DRIVER)
+        .arg("--text")
+        .env_remove("AGENTICCANN_SIM_PROFILE")
+        .env_remove("AGENTICCANN_SOC")
+        .env_remove("AGENTICCANN_SIM_COST")
+        .env("AGENTICCANN_SIM_PROFILE_DIR", PROFILE_DIR)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {TRACE_DRIVER}: {e}"));
+    let _ = child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(script.as_bytes());
+    let out = child.wait_with_output().expect("trace_driver output");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
 }
 
 /// Replays a script holding exactly one launch; panics with the driver's message on error.
@@ -416,6 +446,10 @@ impl LaunchResult {
 pub struct Experiment {
     /// "ok", or what was wrong with the kernel's output.
     pub check: String,
+    /// Host wall time of each launch (simulation and cost model), seconds.
+    pub wall_s: Vec<f64>,
+    /// `aclrtEventElapsedTime` around the launches (experiment "events"), ms.
+    pub event_ms: Option<f64>,
     pub results: Vec<LaunchResult>,
 }
 
@@ -438,7 +472,13 @@ impl Experiment {
 }
 
 extern "C" {
-    fn cm_run(experiment: *const std::ffi::c_char, params: *const u64, n: usize, out: *mut u8, cap: usize) -> i64;
+    fn cm_run(
+        experiment: *const std::ffi::c_char,
+        params: *const u64,
+        n: usize,
+        out: *mut u8,
+        cap: usize,
+    ) -> i64;
 }
 
 static HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -446,7 +486,8 @@ static HARNESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs a harness experiment (cpp/harness.cpp): "add" [n, block_dim, tile, buffer_num,
 /// tail_split], "copy" [n, block_dim, tile], "exp_ln" [n, block_dim, tile, rounds,
 /// tail_split], "abs_vector"/"abs_scalar" [n, block_dim, tile], "rmsnorm_fused" /
-/// "rmsnorm_eager" [rows, cols, block_dim]. Element counts in elements, tiles in
+/// "rmsnorm_eager" [rows, cols, block_dim], "events" [rows, cols, block_dim] (the eager
+/// chain on an AscendCL stream between two events, then synchronously). Element counts in elements, tiles in
 /// elements. Calls are serialised.
 pub fn experiment(name: &str, params: &[u64]) -> Experiment {
     let _guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
@@ -454,7 +495,15 @@ pub fn experiment(name: &str, params: &[u64]) -> Experiment {
     let mut buf = vec![0u8; 1 << 16];
     loop {
         // SAFETY: cm_run reads `params` (len n) and writes at most `cap` bytes to `out`.
-        let n = unsafe { cm_run(cname.as_ptr(), params.as_ptr(), params.len(), buf.as_mut_ptr(), buf.len()) };
+        let n = unsafe {
+            cm_run(
+                cname.as_ptr(),
+                params.as_ptr(),
+                params.len(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
         if n == -1 {
             panic!("unknown harness experiment {name}");
         }
@@ -463,6 +512,7 @@ pub fn experiment(name: &str, params: &[u64]) -> Experiment {
             continue;
         }
         let text = std::str::from_utf8(&buf[..n as usize]).expect("UTF-8");
-        return serde_json::from_str(text).unwrap_or_else(|e| panic!("bad harness JSON ({e}): {text}"));
+        return serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("bad harness JSON ({e}): {text}"));
     }
 }

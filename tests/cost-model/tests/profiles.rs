@@ -160,6 +160,12 @@ fn loader_errors_name_the_file_line_and_key() {
         "{e}"
     );
 
+    let e = load_error(&base.replace("burst_bytes = 128", "burst_bytes = 96"));
+    assert!(
+        e.contains("dma.burst_bytes") && e.contains("power of two"),
+        "{e}"
+    );
+
     let e = load_error(&base.replace("issue_cycles = 8", "issue_cycles = \"8\""));
     assert!(
         e.contains("dma.issue_cycles") && e.contains("number"),

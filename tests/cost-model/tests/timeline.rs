@@ -3,7 +3,8 @@
 //! Default profile: Ascend910B1 (48 AIV cores).
 
 use cost_model_tests::{
-    replay, replay_one, replay_with, Options, Order, Pipe, Pipeline, Report, Script, VecOp,
+    replay, replay_one, replay_text, replay_with, Options, Order, Pipe, Pipeline, Report, Script,
+    VecOp,
 };
 
 const CORES: u32 = 48;
@@ -548,6 +549,24 @@ fn smaller_socs_are_slower_on_the_same_work() {
         times.push(r.total_us);
     }
     assert!(times[0] < times[1] && times[1] < times[2], "{times:?}");
+}
+
+#[test]
+fn the_text_report_names_time_floor_bound_bytes_and_pipes() {
+    let text = replay_text(&Pipeline::add_f16(CORES, 4, 16384, 2).script("add_text"));
+    let r = replay_one(&Pipeline::add_f16(CORES, 4, 16384, 2).script("add_text"));
+    println!("{text}");
+    for needle in [
+        "kernel add_text on Ascend910B1".to_string(),
+        format!("{:.3} us", r.total_us),
+        format!("floor {:.3} us", r.floor_us),
+        "bound: MTE2".to_string(),
+        "GM read 6.00 MiB, write 3.00 MiB".to_string(),
+        "MTE2".to_string(),
+        "imbalance".to_string(),
+    ] {
+        assert!(text.contains(&needle), "missing {needle:?} in\n{text}");
+    }
 }
 
 mod floor {

