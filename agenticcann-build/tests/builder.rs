@@ -104,7 +104,10 @@ fn a_spec_change_without_a_kernel_is_the_miss_error() {
         "{msg}"
     );
     assert!(msg.contains("(user cache)"), "{msg}");
-    assert!(msg.contains("no remote: AGENTICCANN_REMOTE is not set"), "{msg}");
+    assert!(
+        msg.contains("no remote: AGENTICCANN_REMOTE is not set"),
+        "{msg}"
+    );
     assert!(
         msg.contains(&format!(
             "agenticcann.lock pins `softmax` to key {old}: the spec changed"

@@ -2,6 +2,8 @@
 //! driven in-process with every setting explicit.
 #![allow(dead_code)]
 
+pub mod nginx;
+
 use std::path::{Path, PathBuf};
 
 use agenticcann_build::key::Key;
