@@ -16,7 +16,7 @@ fn main() {
     let t0 = Instant::now();
     let first = f.builder().try_build().expect("first build");
     let cold = t0.elapsed();
-    assert_eq!(first.compiled.len(), 8);
+    assert_eq!(first.compiled.len(), 10);
 
     let mut times: Vec<Duration> = (0..30)
         .map(|_| {
@@ -28,8 +28,11 @@ fn main() {
         .collect();
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("agenticcann-build, fixture crate (4 ops, 8 translation units), simulator backend");
-    println!("  cold build (compile 8 units, bindgen):   {:>8.1} ms", ms(cold));
+    println!("agenticcann-build, fixture crate (5 ops, 10 translation units), simulator backend");
+    println!(
+        "  cold build (compile 10 units, bindgen):   {:>8.1} ms",
+        ms(cold)
+    );
     println!(
         "  no-op build overhead: median {:.2} ms, min {:.2} ms, max {:.2} ms (30 runs)",
         ms(times[times.len() / 2]),

@@ -12,15 +12,15 @@ use common::*;
 fn second_build_compiles_nothing_and_an_edit_recompiles_only_its_unit() {
     let f = Fixture::new(&[]);
     let first = f.builder().try_build().unwrap();
-    assert_eq!(first.compiled.len(), 8, "{first:?}");
+    assert_eq!(first.compiled.len(), 10, "{first:?}");
     assert!(first.reused.is_empty());
-    assert_eq!(first.ops.len(), 4);
+    assert_eq!(first.ops.len(), 5);
 
     // Exactly the inputs: the manifest, the four entries' three files, the simulator headers.
     let mut rerun = first.rerun_if_changed.clone();
     rerun.sort();
     let mut want = vec![f.root().join("Cargo.toml"), sim_include()];
-    for k in [ADD_F16, ADD_F32, RMS_NORM, SOFTMAX] {
+    for k in [ADD_F16, ADD_F32, RMS_NORM, SOFTMAX, STAGE_COPY] {
         for file in ["manifest.toml", "kernel.cpp", "tiling.cpp"] {
             want.push(f.entry(k).join(file));
         }
@@ -31,7 +31,7 @@ fn second_build_compiles_nothing_and_an_edit_recompiles_only_its_unit() {
     let before = mtimes(&f.out());
     let second = f.builder().try_build().unwrap();
     assert!(second.compiled.is_empty(), "{:?}", second.compiled);
-    assert_eq!(second.reused.len(), 8);
+    assert_eq!(second.reused.len(), 10);
     assert_eq!(
         mtimes(&f.out()),
         before,
@@ -47,7 +47,7 @@ fn second_build_compiles_nothing_and_an_edit_recompiles_only_its_unit() {
         third.compiled,
         vec!["agc_88f0c1ab39c04e8e_kernel".to_string()]
     );
-    assert_eq!(third.reused.len(), 7);
+    assert_eq!(third.reused.len(), 9);
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn second_cargo_build_recompiles_no_kernel() {
     assert_eq!(count(&rerun, "agenticcann-build: compiled"), 0, "{rerun}");
     assert_eq!(
         count(&rerun, "agenticcann-build: up to date agc_"),
-        8,
+        10,
         "{rerun}"
     );
 

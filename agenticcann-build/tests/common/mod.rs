@@ -31,6 +31,7 @@ pub const ADD_F16: &str = "d5f1e5d0a6b872726ebee49eaed4b7d08a2d905280be0f08d9e19
 pub const ADD_F32: &str = "88f0c1ab39c04e8eb94d22c6ac2365f40453cbe34dde8e9299e8a323558c3735";
 pub const RMS_NORM: &str = "95ea08cc1c93d469bd09b66abcfe4688b3a32e500b1b0fcd7e0296d56384a11b";
 pub const SOFTMAX: &str = "2af6db43b5e7d6b5817fdb6b667a775296fc963cf6a8ae308da00ceada2c188e";
+pub const STAGE_COPY: &str = "deaab678226562358c5d22d36c7a07667645ac80e4387af2c7f1ce140b951bf8";
 
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -255,3 +255,21 @@ fn tiling_refusal_is_an_error_naming_the_op_and_dims() {
     assert!(text.contains("rows=1, cols=100000"), "{text}");
     assert_eq!(s.take_launches().unwrap().len(), 0);
 }
+
+#[test]
+fn stage_copy_passes_a_workspace_the_kernel_can_use() {
+    let spec = spec();
+    let op = spec.op("stage_copy").unwrap();
+    let s = stream();
+    for dims in shapes(op, &[&[("n", 48 * 1024 + 5)]]) {
+        let inputs = op.generate_inputs(&dims, 3).unwrap();
+        let golden = op.golden(&inputs).unwrap();
+        let x = upload::<f32>(&s, &inputs["x"]);
+        let mut y = poisoned::<f32>(&s, golden["y"].len());
+        ops::stage_copy(&s, &x, &mut y, dims["n"]).unwrap();
+        compare(op, "y", &y.to_vec(&s).unwrap(), &golden["y"], &dims);
+        // The simulator checks every GM access against live allocations: the workspace
+        // the wrapper allocated was big enough and alive during the launch.
+        assert_eq!(assert_clean(&s, "stage_copy"), 1);
+    }
+}
