@@ -113,3 +113,57 @@ fn rust_wrappers() {
         ops_module("snap", "Ascend910B1", &ops, WrapperMode::DocsStub)
     );
 }
+
+/// The headers are valid C11 and C++17 together, and the static size assertions (computed
+/// from the manifest's fields) hold for the host compiler, padding included.
+#[test]
+fn headers_compile_as_c_and_cpp_with_matching_sizes() {
+    let spec = spec();
+    let m = manifests(&spec);
+    let dir = tempfile::tempdir().unwrap();
+    let entries: Vec<HeaderEntry> = spec
+        .ops
+        .iter()
+        .zip(&m)
+        .map(|(op, manifest)| HeaderEntry { op, manifest })
+        .collect();
+    std::fs::write(
+        dir.path().join("agenticcann_ops.h"),
+        ops_header("snap", &entries).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agenticcann_tiling.h"),
+        tiling_header(&m[1], &spec.ops[1]),
+    )
+    .unwrap();
+    let src = "#include \"agenticcann_tiling.h\"\n#include \"agenticcann_ops.h\"\n\
+               int probe(void) { AgcTiling t; t.total = 1; return (int)sizeof(t) + AGC_NUM_DIMS; }\n";
+    std::fs::write(dir.path().join("probe.c"), src).unwrap();
+    for (compiler, args) in [
+        ("cc", ["-std=c11", "-x", "c"]),
+        ("c++", ["-std=c++17", "-x", "c++"]),
+    ] {
+        let out = std::process::Command::new(compiler)
+            .args(args)
+            .args(["-fsyntax-only", "-Wall", "-Wextra", "-Werror"])
+            .arg(dir.path().join("probe.c"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+        assert!(
+            out.status.success(),
+            "{compiler}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // And a struct whose declared layout the compiler does not produce fails to compile.
+    let wrong = tiling_header(&m[1], &spec.ops[1]).replace("== 16", "== 12");
+    std::fs::write(dir.path().join("agenticcann_tiling.h"), wrong).unwrap();
+    let out = std::process::Command::new("cc")
+        .args(["-std=c11", "-fsyntax-only", "-x", "c"])
+        .arg(dir.path().join("probe.c"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("layout differs from the manifest"));
+}

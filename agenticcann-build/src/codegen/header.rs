@@ -6,8 +6,8 @@
 //! - [`ops_header`]: `agenticcann_ops.h` of one crate, the input of bindgen: `AgcPlatform`,
 //!   then per entry its tiling struct, tiling function and launcher declarations.
 //!
-//! `AgcPlatform` has its own guard (`AGC_PLATFORM_DEFINED`) so both headers can be
-//! included in one translation unit. Each tiling struct's size is checked by a static
+//! `AgcPlatform` and each tiling struct have their own guards (`AGC_PLATFORM_DEFINED`,
+//! `AGC_TILING_<key16>_DEFINED`) so both headers can be included in one translation unit. Each tiling struct's size is checked by a static
 //! assertion computed from the C layout rules (fields in order, each aligned to its size),
 //! so a compiler whose layout differs (e.g. 4-byte aligned `uint64_t` on i386) fails the
 //! build instead of passing mismatched structs; bindgen's layout tests check the Rust side.
@@ -46,6 +46,8 @@ pub fn tiling_struct_size(fields: &[TilingField]) -> usize {
 
 fn write_struct(out: &mut String, key: &Key, fields: &[TilingField]) {
     let name = tiling_struct(key);
+    let guard = format!("AGC_TILING_{}_DEFINED", key16(key));
+    writeln!(out, "#ifndef {guard}\n#define {guard}").unwrap();
     writeln!(
         out,
         "typedef struct {name} {{   /* fields in manifest order */"
@@ -72,6 +74,7 @@ fn write_struct(out: &mut String, key: &Key, fields: &[TilingField]) {
         "_Static_assert(sizeof({name}) == {size}, \"{name}: layout differs from the manifest's ({size} bytes)\");"
     )
     .unwrap();
+    writeln!(out, "#endif").unwrap();
     writeln!(out, "#endif").unwrap();
 }
 
