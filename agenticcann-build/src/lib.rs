@@ -13,6 +13,89 @@
 //! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 //!
+//! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`,
+//!   `cann`) and [`env`](mod@env) (every environment read announces its `rerun-if-env-changed`).
+//!
+//! # Using it from a crate
+//!
+//! `Cargo.toml` (the crate must depend on `agenticcann` directly: its build script tells
+//! this one the backend and where the simulator's headers are):
+//!
+//! ```toml
+//! [dependencies]
+//! agenticcann = "0.1"
+//! half = "2"
+//!
+//! [build-dependencies]
+//! agenticcann-build = "0.1"
+//!
+//! [package.metadata.agenticcann]
+//! soc = "Ascend910B1"
+//! kernels = "kernels"          # store folder: kernels/<key>/{manifest.toml,kernel.cpp,tiling.cpp}
+//!
+//! [package.metadata.agenticcann.ops.rms_norm]
+//! inputs  = { x = "f16[rows, 4096]", gamma = "f16[4096]" }
+//! outputs = { y = "f16[rows, 4096]" }
+//! attrs   = { eps = 1e-6 }
+//! reference = "y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + eps) * gamma"
+//! shapes  = [{ rows = 1 }, { rows = 7 }, { rows = 2048 }]
+//! ```
+//!
+//! `build.rs`:
+//!
+//! ```ignore
+//! fn main() {
+//!     agenticcann_build::Builder::from_env().build();
+//! }
+//! ```
+//!
+//! `src/main.rs`:
+//!
+//! ```ignore
+//! agenticcann::include_ops!(); // `mod ops`, from $OUT_DIR/agenticcann_ops.rs
+//!
+//! fn main() -> Result<(), agenticcann::Error> {
+//!     let rows = 7;
+//!     let host_x = vec![half::f16::from_f32(0.5); rows * 4096];
+//!     let host_gamma = vec![half::f16::ONE; 4096];
+//!     let dev = agenticcann::Device::new(0)?;
+//!     let stream = dev.stream()?;
+//!     let x = agenticcann::DeviceBuffer::from_slice(&stream, &host_x)?;
+//!     let gamma = agenticcann::DeviceBuffer::from_slice(&stream, &host_gamma)?;
+//!     let mut y = agenticcann::DeviceBuffer::<half::f16>::zeros(&stream, rows * 4096)?;
+//!     ops::rms_norm(&stream, &x, &gamma, &mut y, rows)?;
+//!     let out: Vec<half::f16> = y.to_vec(&stream)?; // synchronizes
+//!     assert_eq!(out.len(), rows * 4096);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Each op becomes `ops::<op>(&Stream, &DeviceBuffer<T> per input (manifest order),
+//! &mut DeviceBuffer<T> per output, named dimensions as usize (order of first appearance))
+//! -> Result<(), agenticcann::Error>`; see [`codegen::ops_module`] for what it checks.
+//! `tests/build-fixture` in this repository is a complete example.
+//!
+//! # Environment variables
+//!
+//! Read by [`Builder`] (each through [`env::Env`], which prints
+//! `cargo:rerun-if-env-changed`):
+//!
+//! - `CARGO_MANIFEST_DIR`, `OUT_DIR`, `TARGET`, `HOST`, `NUM_JOBS` — set by Cargo.
+//! - `DEP_AGENTICCANN_BACKEND` (`sim`/`cann`), `DEP_AGENTICCANN_SIM_INCLUDE`,
+//!   `DEP_AGENTICCANN_TOOLKIT` — set by Cargo from `agenticcann`'s build script, which
+//!   reads `AGENTICCANN_BACKEND=cann|sim|auto` and discovers the CANN toolkit
+//!   (`ASCEND_TOOLKIT_HOME`, `ASCEND_HOME_PATH`, standard paths). Kernels are built for the
+//!   backend the runtime links.
+//! - `AGENTICCANN_CACHE_DIR` — the user cache (store root); default the platform cache dir
+//!   + `agenticcann/store` (`~/.cache/agenticcann/store` on Linux).
+//! - `AGENTICCANN_REMOTE` — `http(s)://host[:port][/prefix]` of a Bazel-HTTP-cache remote
+//!   store; entries fetched from it are verified and written into the user cache.
+//! - `AGENTICCANN_OFFLINE` — any value but `0`/`false`/`no`/`off`: never contact the remote.
+//! - `DOCS_RS` — generate documentation stubs only; look nothing up, compile nothing.
+//!
+//! The `cc` crate reads its own (`CXX`, `CXXFLAGS`, …) for the simulator's compiler; the
+//! `cmake` crate its own on the CANN backend.
+//!
 //! ```
 //! use agenticcann_build::spec::Spec;
 //!
