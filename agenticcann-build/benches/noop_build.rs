@@ -6,7 +6,6 @@
 //! Run: `cargo bench -p agenticcann-build --bench noop_build` (prints milliseconds).
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::time::{Duration, Instant};

@@ -66,6 +66,25 @@ fn second_cargo_build_recompiles_no_kernel() {
         "{rerun}"
     );
 
+    // Every environment variable the build read re-runs it when it changes.
+    for var in [
+        "CARGO_MANIFEST_DIR",
+        "OUT_DIR",
+        "DOCS_RS",
+        "AGENTICCANN_CACHE_DIR",
+        "AGENTICCANN_REMOTE",
+        "AGENTICCANN_OFFLINE",
+        "DEP_AGENTICCANN_BACKEND",
+        "DEP_AGENTICCANN_SIM_INCLUDE",
+        "TARGET",
+        "HOST",
+        "NUM_JOBS",
+    ] {
+        let line = format!("[build-fixture 0.0.0] cargo:rerun-if-env-changed={var}");
+        let n = rerun.lines().filter(|l| l.trim_end() == line).count();
+        assert_eq!(n, 1, "{var}:\n{rerun}");
+    }
+
     let last = cargo_build();
     assert_eq!(count(&last, "agenticcann-build:"), 0, "{last}");
 }
