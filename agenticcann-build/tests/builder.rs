@@ -227,3 +227,57 @@ fn outside_a_build_script_missing_settings_are_named() {
         "{e}"
     );
 }
+
+#[test]
+fn two_ops_with_one_key_share_one_entry_and_one_compile() {
+    let f = Fixture::new(&["add_f32"]);
+    let p = f.root().join("Cargo.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    // The same op under another name, inputs listed in another order: the same key.
+    let text = text.replace(
+        "[package.metadata.agenticcann.ops.add_f32]",
+        "[package.metadata.agenticcann.ops.plus]\ninputs = { y = \"f32[n]\", x = \"f32[n]\" }\noutputs = { z = \"f32[n]\" }\nreference = \"z = x + y\"\nshapes = [{ n = 1 }]\n\n[package.metadata.agenticcann.ops.add_f32]",
+    );
+    std::fs::write(&p, text).unwrap();
+    let r = f.builder().try_build().unwrap();
+    assert_eq!(r.ops.len(), 2);
+    assert_eq!(r.ops[0].key, r.ops[1].key);
+    assert_eq!(r.compiled.len(), 2, "{:?}", r.compiled);
+    let ops = std::fs::read_to_string(&r.ops_rs).unwrap();
+    // Each wrapper keeps its own manifest order of arguments.
+    assert!(ops.contains("pub fn plus<TY, TX, TZ>("), "{ops}");
+    assert!(ops.contains("pub fn add_f32<TX, TY, TZ>("), "{ops}");
+}
+
+#[test]
+fn a_crate_without_ops_gets_an_empty_ops_module() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    let r = Builder::new()
+        .manifest_dir(dir.path())
+        .out_dir(dir.path().join("out"))
+        .cargo_metadata(false)
+        .try_build()
+        .unwrap();
+    assert!(r.ops.is_empty());
+    assert_eq!(r.backend, None);
+    assert!(std::fs::read_to_string(&r.ops_rs)
+        .unwrap()
+        .starts_with("// This crate declares no ops"));
+}
+
+#[test]
+fn an_invalid_spec_is_a_spec_error() {
+    let f = Fixture::new(&["add_f32"]);
+    f.set_reference("add_f32", "z = x + w");
+    let e = f.builder().try_build().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Spec);
+    assert!(
+        e.to_string().contains("op `add_f32`, field `reference`"),
+        "{e}"
+    );
+}
