@@ -2,7 +2,7 @@
 //
 // Stable diagnostic kinds (also listed in the crate README):
 //   ub_capacity_exceeded, pipe_buffers_exceeded, position_buffers_exceeded,
-//   ub_misaligned, ub_out_of_range, tensor_not_allocated, tensor_use_after_free,
+//   ub_misaligned, ub_out_of_range, vector_overlap, tensor_not_allocated, tensor_use_after_free,
 //   ub_uninitialized_read, ub_unsynchronized_access,
 //   datacopy_truncated (warning), compare_count_truncated (warning), mask_invalid (warning),
 //   gm_out_of_bounds, queue_alloc_beyond_depth, queue_deque_empty, queue_double_free,
