@@ -8,7 +8,7 @@
 //   gm_out_of_bounds, queue_alloc_beyond_depth, queue_deque_empty, queue_double_free,
 //   queue_foreign_tensor, queue_enque_wrong_state, queue_enque_beyond_depth,
 //   queue_tensor_not_freed, queue_not_initialized, repeat_out_of_range, field_out_of_range,
-//   reduce_work_buffer_too_small, flag_wait_deadlock, gm_write_race, flag_unpaired, block_dim_invalid,
+//   reduce_work_buffer_too_small, flag_wait_deadlock, flag_set_twice, gm_write_race, flag_unpaired, block_dim_invalid,
 //   kernel_exception, profile_invalid, cost_model_error.
 #include <cstdio>
 #include <string>

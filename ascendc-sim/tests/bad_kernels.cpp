@@ -316,6 +316,11 @@ __aicore__ void flag_wait_deadlock(GM_ADDR) {
   WaitFlag<HardEvent::MTE2_V>(1);  // expect: flag_wait_deadlock
 }
 
+__aicore__ void flag_set_twice(GM_ADDR) {
+  SetFlag<HardEvent::MTE2_V>(3);
+  SetFlag<HardEvent::MTE2_V>(3);  // expect: flag_set_twice
+}
+
 __aicore__ void flag_unpaired(GM_ADDR) {
   SetFlag<HardEvent::V_MTE3>(2);  // expect: flag_unpaired
 }
@@ -376,6 +381,7 @@ const Case kCases[] = {
     {"field_out_of_range", field_out_of_range, 1},
     {"reduce_work_buffer_too_small", reduce_work_buffer_too_small, 1},
     {"flag_wait_deadlock", flag_wait_deadlock, 1},
+    {"flag_set_twice", flag_set_twice, 1},
     {"flag_unpaired", flag_unpaired, 1},
     {"kernel_exception", kernel_exception, 3},
     {"block_dim_invalid", block_dim_invalid, 0},
