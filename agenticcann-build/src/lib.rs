@@ -5,6 +5,9 @@
 //!   ([`spec::reference`]: parser, shape inference, f64 evaluator), with dtype casting and
 //!   seeded input generation for verification.
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
+//! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
+//! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
+//! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -33,4 +36,7 @@
 //! ```
 
 pub mod key;
+pub mod kinds;
+pub mod knowledge;
 pub mod spec;
+pub mod suite;

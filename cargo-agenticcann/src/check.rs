@@ -94,9 +94,11 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
             match &o.result {
                 Err(problems) => r.errors.extend(problems.iter().map(Diagnostic::from)),
                 Ok(op) => {
-                    let (pattern, guessed) = op.pattern_guess();
-                    r.pattern = Some(pattern.as_str().to_string());
-                    r.pattern_guessed = guessed;
+                    // The knowledge router's decision (declared `pattern`, else routed).
+                    let routing = agenticcann_build::knowledge::explain(op);
+                    r.pattern = Some(routing.pattern.as_str().to_string());
+                    r.pattern_guessed =
+                        routing.rule != agenticcann_build::knowledge::Rule::Declared;
                     describe(op, &mut r);
                     evaluate_once(op, seed, &mut r);
                     if r.errors.is_empty() {

@@ -6,12 +6,16 @@
 //! - `check`: validate every operator spec of the selected packages, evaluate each reference
 //!   once on its smallest declared shape, and print per op its package, name, pattern and
 //!   content key (see [`check`] for the JSON schema).
+//! - `knowledge show`: the prompt the knowledge base assembles for an op and a phase, with
+//!   its token count and the chunks (ids, digests) used; `knowledge check`: validate the
+//!   knowledge base and its token budgets (see [`knowledge`]).
 //!
 //! Exit status: 0 when every spec is valid, 1 when any is invalid, 2 for usage errors and
 //! workspaces that cannot be loaded (`cargo metadata` failed, unknown `-p` package).
 
 mod check;
 mod cli;
+mod knowledge;
 mod report;
 mod select;
 
@@ -26,6 +30,8 @@ fn main() -> ExitCode {
     let cli::Cargo::Agenticcann(args) = cli::Cargo::parse();
     let result = match args.command {
         cli::Command::Check(a) => check::run(&a),
+        cli::Command::Knowledge(cli::KnowledgeCommand::Show(a)) => knowledge::show(&a),
+        cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
     };
     match result {
         Ok(code) => code,

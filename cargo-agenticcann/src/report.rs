@@ -73,9 +73,9 @@ pub struct OpResult {
     pub soc: Option<String>,
     /// The vector arch kernels compile for.
     pub arch: Option<String>,
-    /// The declared pattern, or a guess from the reference.
+    /// The declared pattern, or the knowledge router's (`agenticcann_build::knowledge::route`).
     pub pattern: Option<String>,
-    /// True when `pattern` is a guess.
+    /// True when `pattern` was routed rather than declared.
     pub pattern_guessed: bool,
     /// The binding of named dimensions the reference was evaluated on.
     pub evaluated_shape: Option<BTreeMap<String, usize>>,

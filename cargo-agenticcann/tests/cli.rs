@@ -61,7 +61,7 @@ fixture-valid gelu_tanh: ok  key [..]  pattern elementwise (guessed)
 fixture-valid silu: ok  key [..]  pattern elementwise (guessed)
 fixture-valid swiglu: ok  key [..]  pattern elementwise (guessed)
 fixture-valid add_rms_norm: ok  key [..]  pattern fusion (guessed)
-fixture-valid relu_mask: ok  key [..]  pattern elementwise (guessed)
+fixture-valid relu_mask: ok  key [..]  pattern fusion (guessed)
 
 "#]])
         .stderr_eq(str![[r#"

@@ -1,0 +1,310 @@
+//! L5 verified exemplars: the format part 2 of issue 7 fills in.
+//!
+//! One folder per pattern, `knowledge/L5/<pattern>/`:
+//!
+//! ```text
+//! skeleton.md          the chunk prompts include: front matter id = "L5.<pattern>", level = 5,
+//!                      patterns = ["<pattern>"]; body = a condensed outline of the kernel
+//!                      (class layout, queues, the per-tile steps with their API calls, the
+//!                      tiling fields) — at most SKELETON_MAX_TOKENS tokens as it appears in a
+//!                      prompt (heading + body + pointer line)
+//! spec.toml            a manifest in Cargo.toml form with exactly one op (loadable with
+//!                      Spec::from_manifest_path); the op routes to <pattern>
+//! entry/manifest.toml  a complete store entry for that op (docs/store-format.md, format 1):
+//! entry/kernel.cpp       key = the op's key, [files] digests of kernel.cpp and tiling.cpp,
+//! entry/tiling.cpp       [tiling] fields, [provenance]; [verification] once judged
+//! ```
+//!
+//! Prompts carry only the skeleton (a complete kernel alone is over 800 tokens) and a pointer
+//! line naming the full files, which the agent reads through its "read a knowledge chunk"
+//! tool by id: `L5.<pattern>.kernel`, `L5.<pattern>.tiling`, `L5.<pattern>.spec`,
+//! `L5.<pattern>.manifest` ([`super::KnowledgeBase::read`]).
+//!
+//! Loading checks the structure (this module); that each exemplar compiles and verifies is
+//! checked through [`ExemplarJudge`] by `knowledge check` (the judge's implementation comes
+//! with part 2).
+
+use std::path::{Path, PathBuf};
+
+use crate::spec::{OpSpec, Pattern, Spec};
+
+use super::chunk::{self, sha256_hex, Chunk, Level, Patterns};
+
+/// The most tokens an exemplar's section may take in a prompt (heading, skeleton body and
+/// pointer line). Init and Repair budgets reserve this much for patterns without an
+/// exemplar yet, so budgets hold when exemplars are added.
+pub const SKELETON_MAX_TOKENS: usize = 200;
+
+/// The files of an exemplar folder besides `skeleton.md`: (id suffix, path in the folder).
+pub const FILES: [(&str, &str); 4] = [
+    ("spec", "spec.toml"),
+    ("kernel", "entry/kernel.cpp"),
+    ("tiling", "entry/tiling.cpp"),
+    ("manifest", "entry/manifest.toml"),
+];
+
+/// A loaded exemplar.
+#[derive(Clone, Debug)]
+pub struct Exemplar {
+    /// Its pattern.
+    pub pattern: Pattern,
+    /// The folder, relative to the knowledge root (`L5/normalization`).
+    pub dir: PathBuf,
+    /// The skeleton chunk (`L5.<pattern>`).
+    pub skeleton: Chunk,
+    /// The op of `spec.toml`.
+    pub op: OpSpec,
+    /// The other files in [`FILES`] order: id (`L5.<pattern>.kernel`), text, sha256 hex.
+    pub files: Vec<ExemplarFile>,
+}
+
+/// One file of an exemplar, readable by id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExemplarFile {
+    /// `L5.<pattern>.<suffix>`.
+    pub id: String,
+    /// Path relative to the knowledge root.
+    pub path: PathBuf,
+    /// The file's text.
+    pub text: String,
+    /// sha256 of its bytes, lowercase hex.
+    pub digest: String,
+}
+
+impl Exemplar {
+    /// The file with id suffix `suffix` (`kernel`, `tiling`, `spec`, `manifest`).
+    pub fn file(&self, suffix: &str) -> Option<&ExemplarFile> {
+        let id = format!("{}.{suffix}", self.skeleton.id);
+        self.files.iter().find(|f| f.id == id)
+    }
+
+    /// The pointer line prompts put after the skeleton.
+    pub fn pointer_line(pattern: Pattern) -> String {
+        pointer_line(pattern)
+    }
+}
+
+/// `Full exemplar (read_chunk): L5.<p>.kernel, L5.<p>.tiling, L5.<p>.spec`.
+pub(crate) fn pointer_line(pattern: Pattern) -> String {
+    let id = format!("L5.{pattern}");
+    format!("Full exemplar (read_chunk): {id}.kernel, {id}.tiling, {id}.spec")
+}
+
+/// Verifies an exemplar end to end (compile, verify, profile). `knowledge check` runs every
+/// exemplar through one; [`StructureOnly`] is the implementation until the judge lands.
+pub trait ExemplarJudge {
+    /// A one-line summary on success (e.g. shapes verified and max errors), the failure
+    /// otherwise.
+    ///
+    /// # Errors
+    /// Why the exemplar is not a verified kernel for its spec.
+    fn judge(&self, exemplar: &Exemplar) -> Result<String, String>;
+}
+
+/// Checks nothing beyond what loading checked; says so.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StructureOnly;
+
+impl ExemplarJudge for StructureOnly {
+    fn judge(&self, _exemplar: &Exemplar) -> Result<String, String> {
+        Ok("structure checked; not compiled (no judge configured)".to_string())
+    }
+}
+
+/// Loads the exemplar in `root/L5/<pattern>`.
+///
+/// # Errors
+/// Every problem as (path relative to root, message): missing or unexpected files, an
+/// invalid skeleton chunk (see [`chunk::parse`]) or one over [`SKELETON_MAX_TOKENS`], a spec
+/// that does not load, has other than one op or routes elsewhere, a manifest whose format,
+/// key, op or file digests do not match.
+pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, String)>> {
+    let dir = PathBuf::from("L5").join(pattern.as_str());
+    let abs = root.join(&dir);
+    let mut problems: Vec<(PathBuf, String)> = Vec::new();
+    let expected: Vec<&str> = std::iter::once("skeleton.md")
+        .chain(FILES.iter().map(|(_, p)| *p))
+        .collect();
+    for entry in walk(&abs) {
+        let rel = entry.strip_prefix(&abs).unwrap_or(&entry).to_path_buf();
+        let name = rel.to_string_lossy().replace('\\', "/");
+        if !expected.contains(&name.as_str()) {
+            problems.push((
+                dir.join(&rel),
+                format!(
+                    "unexpected file (an exemplar folder holds {})",
+                    expected.join(", ")
+                ),
+            ));
+        }
+    }
+    let skeleton_rel = dir.join("skeleton.md");
+    let id = format!("L5.{pattern}");
+    let skeleton = match std::fs::read(root.join(&skeleton_rel)) {
+        Err(e) => {
+            problems.push((skeleton_rel.clone(), format!("cannot read: {e}")));
+            None
+        }
+        Ok(bytes) => match chunk::parse(&skeleton_rel, &bytes, &id, Level::L5) {
+            Err(ps) => {
+                problems.extend(ps.into_iter().map(|m| (skeleton_rel.clone(), m)));
+                None
+            }
+            Ok(c) => {
+                if c.patterns != Patterns::Some(vec![pattern]) {
+                    problems.push((
+                        skeleton_rel.clone(),
+                        format!("patterns: must be [\"{pattern}\"]"),
+                    ));
+                }
+                let tokens = super::tokens::count(&super::assemble::exemplar_section(&c, pattern));
+                if tokens > SKELETON_MAX_TOKENS {
+                    problems.push((
+                        skeleton_rel.clone(),
+                        format!("{tokens} tokens in a prompt, over the {SKELETON_MAX_TOKENS}-token limit of an exemplar skeleton"),
+                    ));
+                }
+                Some(c)
+            }
+        },
+    };
+    let mut files = Vec::new();
+    for (suffix, rel) in FILES {
+        let path = dir.join(rel);
+        match std::fs::read(root.join(&path)) {
+            Err(e) => problems.push((path, format!("cannot read: {e}"))),
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Err(_) => problems.push((path, "not UTF-8".to_string())),
+                Ok(text) => files.push(ExemplarFile {
+                    id: format!("{id}.{suffix}"),
+                    digest: sha256_hex(text.as_bytes()),
+                    path,
+                    text,
+                }),
+            },
+        }
+    }
+    let op = load_op(root, &dir, pattern, &mut problems);
+    if let Some(op) = &op {
+        check_manifest(&dir, op, &files, &mut problems);
+    }
+    match (skeleton, op) {
+        (Some(skeleton), Some(op)) if problems.is_empty() => Ok(Exemplar {
+            pattern,
+            dir,
+            skeleton,
+            op,
+            files,
+        }),
+        _ => Err(problems),
+    }
+}
+
+fn load_op(
+    root: &Path,
+    dir: &Path,
+    pattern: Pattern,
+    problems: &mut Vec<(PathBuf, String)>,
+) -> Option<OpSpec> {
+    let rel = dir.join("spec.toml");
+    let spec = match Spec::from_manifest_path(&root.join(&rel)) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            problems.push((rel, "no [package.metadata.agenticcann]".to_string()));
+            return None;
+        }
+        Err(e) => {
+            problems.push((rel, e.to_string()));
+            return None;
+        }
+    };
+    if spec.ops.len() != 1 {
+        problems.push((
+            rel,
+            format!("must declare exactly one op, not {}", spec.ops.len()),
+        ));
+        return None;
+    }
+    let op = spec.ops.into_iter().next().expect("one op");
+    let routed = super::route(&op);
+    if routed != pattern {
+        problems.push((
+            rel,
+            format!("op `{}` routes to `{routed}`, not `{pattern}`", op.name),
+        ));
+    }
+    Some(op)
+}
+
+fn check_manifest(
+    dir: &Path,
+    op: &OpSpec,
+    files: &[ExemplarFile],
+    problems: &mut Vec<(PathBuf, String)>,
+) {
+    let Some(manifest) = files.iter().find(|f| f.path.ends_with("manifest.toml")) else {
+        return;
+    };
+    let rel = dir.join("entry/manifest.toml");
+    let table: toml::Table = match manifest.text.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push((rel, format!("invalid TOML: {}", e.to_string().trim_end())));
+            return;
+        }
+    };
+    let mut bad = |m: String| problems.push((rel.clone(), m));
+    if table.get("format").and_then(toml::Value::as_integer) != Some(1) {
+        bad("format: must be 1 (docs/store-format.md)".to_string());
+    }
+    let key = op.key().to_hex();
+    match table.get("key").and_then(toml::Value::as_str) {
+        Some(k) if k == key => {}
+        other => bad(format!("key: {other:?} is not the spec's key {key}")),
+    }
+    for name in ["kernel.cpp", "tiling.cpp"] {
+        let want = files
+            .iter()
+            .find(|f| f.path.ends_with(name))
+            .map(|f| f.digest.as_str());
+        let have = table
+            .get("files")
+            .and_then(|f| f.get(name))
+            .and_then(toml::Value::as_str);
+        if want.is_some() && want != have {
+            bad(format!(
+                "files.\"{name}\": {have:?} is not the file's sha256 {}",
+                want.unwrap_or("?")
+            ));
+        }
+    }
+    if table
+        .get("tiling")
+        .and_then(|t| t.get("fields"))
+        .and_then(toml::Value::as_array)
+        .is_none()
+    {
+        bad("tiling.fields: missing".to_string());
+    }
+}
+
+/// Every file under `dir`, recursively, sorted; nothing when `dir` does not exist.
+pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,1 @@
+//! Operator suite `broadcast`: specs only (see Cargo.toml); nothing to build.

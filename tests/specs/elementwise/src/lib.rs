@@ -1,0 +1,1 @@
+//! Operator suite `elementwise`: specs only (see Cargo.toml); nothing to build.

@@ -1,0 +1,1 @@
+//! Operator suite `fusion`: specs only (see Cargo.toml); nothing to build.

@@ -1,0 +1,1 @@
+//! Operator suite `normalization`: specs only (see Cargo.toml); nothing to build.

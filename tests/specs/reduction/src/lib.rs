@@ -1,0 +1,1 @@
+//! Operator suite `reduction`: specs only (see Cargo.toml); nothing to build.

@@ -1,0 +1,1 @@
+//! Operator suite `softmax`: specs only (see Cargo.toml); nothing to build.
