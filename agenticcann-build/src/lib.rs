@@ -32,5 +32,6 @@
 //! assert_eq!(op.key().to_string().len(), 64);
 //! ```
 
+pub mod judge;
 pub mod key;
 pub mod spec;

@@ -1,0 +1,11 @@
+//! The judge: every candidate kernel passes it before it is accepted (DESIGN §8, §9).
+//!
+//! `policy` → `compile` → `run` (a separate, limited process) → `verify` → `profile`.
+
+pub mod policy;
+pub mod report;
+
+pub use report::{
+    Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,
+    ShapeResult, ShapeStatus, Stage, Timings,
+};
