@@ -4,6 +4,7 @@
 
 pub mod policy;
 pub mod report;
+pub mod sandbox;
 
 pub use report::{
     Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,
