@@ -2,9 +2,11 @@
 //!
 //! `policy` → `compile` → `run` (a separate, limited process) → `verify` → `profile`.
 
+pub mod compile;
 pub mod policy;
 pub mod report;
 pub mod sandbox;
+pub mod toolchain;
 
 pub use report::{
     Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,
