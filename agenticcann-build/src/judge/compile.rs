@@ -32,10 +32,13 @@ pub const CXX_FLAGS: &[&str] = &[
 /// What kind of compile error a candidate has: the first error decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
-    /// A name the compiler does not know: undeclared identifier, no such member, not a type.
-    UnknownIdentifier,
-    /// No overload or template matches: wrong argument count, types or template arguments.
+    /// A name the compiler does not know: undeclared identifier, no such member, not a type
+    /// (an API that does not exist, or is not in the simulator).
+    UnknownApi,
+    /// No overload matches the argument types or count.
     NoMatchingFunction,
+    /// Template arguments that do not fit (wrong count or kind, deduction conflict).
+    WrongTemplateArgs,
     /// A value of the wrong type: invalid conversion, invalid operands.
     TypeMismatch,
     /// Malformed code: `expected … before …`, stray characters.
@@ -56,8 +59,9 @@ impl ErrorKind {
     /// The snake_case name used as the diagnostic kind.
     pub fn as_str(self) -> &'static str {
         match self {
-            ErrorKind::UnknownIdentifier => "unknown_identifier",
+            ErrorKind::UnknownApi => "unknown_api",
             ErrorKind::NoMatchingFunction => "no_matching_function",
+            ErrorKind::WrongTemplateArgs => "wrong_template_args",
             ErrorKind::TypeMismatch => "type_mismatch",
             ErrorKind::Syntax => "syntax",
             ErrorKind::StaticAssert => "static_assert",
@@ -92,13 +96,17 @@ impl ErrorKind {
             || has("is not a namespace")
             || has("unknown type name")
         {
-            ErrorKind::UnknownIdentifier
-        } else if has("no matching function")
-            || has("no matching member function")
+            ErrorKind::UnknownApi
+        } else if has("wrong number of template arguments")
             || has("template argument")
-            || has("wrong number of template arguments")
+            || has("type/value mismatch")
             || has("deduction/substitution")
             || has("could not deduce")
+            || has("deduced conflicting")
+        {
+            ErrorKind::WrongTemplateArgs
+        } else if has("no matching function")
+            || has("no matching member function")
             || has("is ambiguous")
             || has("too many arguments")
             || has("too few arguments")
@@ -526,10 +534,11 @@ mod tests {
     #[test]
     fn classifies_gcc_messages() {
         let cases = [
-            ("'DataCopyX' was not declared in this scope", ErrorKind::UnknownIdentifier),
-            ("'class AscendC::TPipe' has no member named 'Init'", ErrorKind::UnknownIdentifier),
+            ("'DataCopyX' was not declared in this scope", ErrorKind::UnknownApi),
+            ("'class AscendC::TPipe' has no member named 'Init'", ErrorKind::UnknownApi),
             ("no matching function for call to 'Add(AscendC::LocalTensor<float>&)'", ErrorKind::NoMatchingFunction),
-            ("wrong number of template arguments (2, should be 1)", ErrorKind::NoMatchingFunction),
+            ("wrong number of template arguments (2, should be 1)", ErrorKind::WrongTemplateArgs),
+            ("type/value mismatch at argument 1 in template parameter list", ErrorKind::WrongTemplateArgs),
             ("invalid conversion from 'int*' to 'int'", ErrorKind::TypeMismatch),
             ("cannot convert 'float' to 'half*'", ErrorKind::TypeMismatch),
             ("expected ';' before '}' token", ErrorKind::Syntax),
@@ -556,7 +565,7 @@ collect2: error: ld returned 1 exit status
 ";
         let d = parse_errors(text, dir);
         assert_eq!(d.len(), 4, "{d:#?}");
-        assert_eq!(d[0].kind, "unknown_identifier");
+        assert_eq!(d[0].kind, "unknown_api");
         assert_eq!((d[0].file.as_deref(), d[0].line), (Some("kernel.cpp"), Some(12)));
         assert!(d[0].notes.iter().any(|n| n.contains("In function")));
         assert!(d[0].notes.iter().any(|n| n.contains("kernel.cpp:13: suggested")));

@@ -7,6 +7,7 @@ pub mod policy;
 pub mod report;
 pub mod sandbox;
 pub mod toolchain;
+pub mod verify;
 
 pub use report::{
     Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,

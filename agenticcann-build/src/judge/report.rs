@@ -39,14 +39,14 @@ pub enum Severity {
 ///   `token_pasting`, `inline_asm`, `forbidden_call`, `heap_allocation`, `exceptions`,
 ///   `threads`, `simulator_internals`, `reserved_identifier`, `forbidden_attribute`,
 ///   `forbidden_extern`, `missing_entry_point`, `forbidden_namespace`, `abi_macro`.
-/// - compile (see [`super::compile::ErrorKind`]): `unknown_identifier`,
-///   `no_matching_function`, `type_mismatch`, `syntax`, `static_assert`,
+/// - compile (see [`super::compile::ErrorKind`]): `unknown_api`, `no_matching_function`,
+///   `wrong_template_args`, `type_mismatch`, `syntax`, `static_assert`,
 ///   `signature_mismatch`, `linker`, `compiler_limit`, `other`.
 /// - run: every simulator diagnostic kind (`gm_out_of_bounds`, `ub_capacity_exceeded`,
 ///   …), and `tiling_rejected`, `tiling_block_dim`, `workspace_too_large`, `launch_error`,
 ///   `timeout`, `cpu_limit`, `memory_limit`, `output_limit`, `crash`, `harness_error`,
 ///   `guard_overwritten`, `process_exit`.
-/// - verify: `mismatch`, `nan_inf_mismatch`, `constant_output`, `unwritten_output`,
+/// - verify: `wrong_result`, `nonfinite_mismatch`, `constant_output`, `unwritten_output`,
 ///   `normwise_error`, `input_modified`.
 /// - profile: `below_roofline_floor`, `too_few_bytes`, `impossible_speedup`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -236,7 +236,7 @@ pub struct OutputMetrics {
     pub mismatches: u64,
     /// Of the mismatches, elements where exactly one of output/golden is NaN or ±Inf, or
     /// the infinities differ.
-    pub nan_inf_mismatches: u64,
+    pub nonfinite_mismatches: u64,
     /// Elements still holding the poison pattern written before the launch.
     pub unwritten: u64,
     /// Largest |out - golden| over finite pairs.
