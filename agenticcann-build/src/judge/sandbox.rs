@@ -129,7 +129,8 @@ pub fn run(
             "nofile".into(),
         ];
     }
-    let want_ns = isolate_network && cfg!(target_os = "linux") && NAMESPACES.load(Ordering::Relaxed) != 2;
+    let want_ns =
+        isolate_network && cfg!(target_os = "linux") && NAMESPACES.load(Ordering::Relaxed) != 2;
     let start = Instant::now();
     let mut child = match spawn(&mut cmd, dir, &out_path, &err_path, limits, want_ns) {
         Ok(c) => {
@@ -139,11 +140,16 @@ pub fn run(
             }
             c
         }
-        Err(e) if want_ns && e.raw_os_error().is_some_and(|c| c == libc::EPERM || c == libc::EINVAL || c == libc::ENOSPC || c == libc::EUSERS) => {
+        Err(e)
+            if want_ns
+                && e.raw_os_error().is_some_and(|c| {
+                    c == libc::EPERM || c == libc::EINVAL || c == libc::ENOSPC || c == libc::EUSERS
+                }) =>
+        {
             NAMESPACES.store(2, Ordering::Relaxed);
-            isolation
-                .notes
-                .push(format!("no network namespace: unshare(CLONE_NEWUSER|CLONE_NEWNET) failed: {e}"));
+            isolation.notes.push(format!(
+                "no network namespace: unshare(CLONE_NEWUSER|CLONE_NEWNET) failed: {e}"
+            ));
             spawn(&mut cmd, dir, &out_path, &err_path, limits, false)?
         }
         Err(e) => return Err(e),
@@ -311,7 +317,10 @@ fn read_head(path: &Path, keep: usize) -> (String, bool) {
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::with_capacity(keep.min(len as usize));
     let _ = (&mut f).take(keep as u64).read_to_end(&mut buf);
-    (String::from_utf8_lossy(&buf).into_owned(), len > keep as u64)
+    (
+        String::from_utf8_lossy(&buf).into_owned(),
+        len > keep as u64,
+    )
 }
 
 #[cfg(test)]
@@ -327,14 +336,26 @@ mod tests {
     #[test]
     fn exit_codes_output_and_namespace() {
         let dir = tempfile::tempdir().unwrap();
-        let out = run(sh("echo hi; echo err >&2; exit 3"), dir.path(), &Limits::default(), true).unwrap();
+        let out = run(
+            sh("echo hi; echo err >&2; exit 3"),
+            dir.path(),
+            &Limits::default(),
+            true,
+        )
+        .unwrap();
         assert_eq!(out.termination, Termination::Exited { code: 3 });
         assert_eq!(out.stdout, "hi\n");
         assert_eq!(out.stderr, "err\n");
         assert!(out.isolation.separate_process);
         if out.isolation.network_namespace {
             // Only loopback exists in a fresh network namespace.
-            let out = run(sh("cat /proc/net/dev | tail -n +3 | cut -d: -f1"), dir.path(), &Limits::default(), true).unwrap();
+            let out = run(
+                sh("cat /proc/net/dev | tail -n +3 | cut -d: -f1"),
+                dir.path(),
+                &Limits::default(),
+                true,
+            )
+            .unwrap();
             assert_eq!(out.stdout.trim(), "lo", "{out:?}");
         } else {
             assert!(!out.isolation.notes.is_empty());
@@ -377,13 +398,28 @@ mod tests {
             ..Limits::default()
         };
         // A shell variable of 200 MB cannot be built under a 64 MiB address space.
-        let out = run(sh("x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}"), dir.path(), &limits, false).unwrap();
-        assert!(!out.success() || out.stdout.trim() != "200000000", "{out:?}");
+        let out = run(
+            sh("x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}"),
+            dir.path(),
+            &limits,
+            false,
+        )
+        .unwrap();
+        assert!(
+            !out.success() || out.stdout.trim() != "200000000",
+            "{out:?}"
+        );
     }
 
     #[test]
     fn missing_program_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(run(Command::new("/nonexistent/x"), dir.path(), &Limits::default(), false).is_err());
+        assert!(run(
+            Command::new("/nonexistent/x"),
+            dir.path(),
+            &Limits::default(),
+            false
+        )
+        .is_err());
     }
 }

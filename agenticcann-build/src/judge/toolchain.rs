@@ -57,7 +57,11 @@ impl SimToolchain {
     /// A location that is unknown or lacks `kernel_operator.h`, `libascendc_sim.a` or
     /// `Ascend910B1.toml`.
     pub fn from_env() -> Result<SimToolchain, ToolchainError> {
-        let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let cxx = env("AGENTICCANN_CXX")
             .or_else(|| env("CXX"))
             .unwrap_or_else(|| PathBuf::from("g++"));
@@ -94,9 +98,24 @@ impl SimToolchain {
     /// [`ToolchainError::Missing`] naming the folder and the file.
     pub fn check(&self) -> Result<(), ToolchainError> {
         for (what, dir, missing, var) in [
-            ("include dir", &self.include, "kernel_operator.h", "AGENTICCANN_SIM_INCLUDE"),
-            ("library dir", &self.lib_dir, "libascendc_sim.a", "AGENTICCANN_SIM_LIB_DIR"),
-            ("profile dir", &self.profiles, "Ascend910B1.toml", "AGENTICCANN_SIM_PROFILES"),
+            (
+                "include dir",
+                &self.include,
+                "kernel_operator.h",
+                "AGENTICCANN_SIM_INCLUDE",
+            ),
+            (
+                "library dir",
+                &self.lib_dir,
+                "libascendc_sim.a",
+                "AGENTICCANN_SIM_LIB_DIR",
+            ),
+            (
+                "profile dir",
+                &self.profiles,
+                "Ascend910B1.toml",
+                "AGENTICCANN_SIM_PROFILES",
+            ),
         ] {
             if !dir.join(missing).is_file() {
                 return Err(ToolchainError::Missing {
@@ -130,7 +149,12 @@ impl SimToolchain {
         walk(&self.include, &mut files);
         files.sort();
         for f in &files {
-            h.update(f.strip_prefix(&self.include).unwrap_or(f).to_string_lossy().as_bytes());
+            h.update(
+                f.strip_prefix(&self.include)
+                    .unwrap_or(f)
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
             h.update(b"\0");
             h.update(&std::fs::read(f).unwrap_or_default());
             h.update(b"\0");
@@ -208,7 +232,12 @@ impl SocProfile {
             v.get(table)
                 .and_then(|t| t.get(key))
                 .and_then(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
-                .ok_or_else(|| format!("SoC profile {} has no number [{table}] {key}", path.display()))
+                .ok_or_else(|| {
+                    format!(
+                        "SoC profile {} has no number [{table}] {key}",
+                        path.display()
+                    )
+                })
         };
         Ok(SocProfile {
             aiv_cores: num("soc", "aiv_cores")? as u32,
@@ -240,6 +269,9 @@ mod tests {
             ..t
         };
         let e = bad.check().unwrap_err().to_string();
-        assert!(e.contains("/nonexistent") && e.contains("AGENTICCANN_SIM_INCLUDE"), "{e}");
+        assert!(
+            e.contains("/nonexistent") && e.contains("AGENTICCANN_SIM_INCLUDE"),
+            "{e}"
+        );
     }
 }

@@ -74,9 +74,27 @@ pub fn total_elements(op: &OpSpec, binding: &HashMap<String, usize>) -> u64 {
 
 /// The stress scenarios: name and distribution.
 pub const STRESS: &[(&str, Init)] = &[
-    ("wide", Init::Uniform { lo: -20.0, hi: 20.0 }),
-    ("large", Init::Uniform { lo: -300.0, hi: 300.0 }),
-    ("offset", Init::Normal { mu: 1000.0, sigma: 1.0 }),
+    (
+        "wide",
+        Init::Uniform {
+            lo: -20.0,
+            hi: 20.0,
+        },
+    ),
+    (
+        "large",
+        Init::Uniform {
+            lo: -300.0,
+            hi: 300.0,
+        },
+    ),
+    (
+        "offset",
+        Init::Normal {
+            mu: 1000.0,
+            sigma: 1.0,
+        },
+    ),
     ("negative", Init::Uniform { lo: -2.0, hi: -1.0 }),
     ("constant", Init::Uniform { lo: 0.75, hi: 0.75 }),
 ];
@@ -162,7 +180,9 @@ pub fn shape_inputs(
     shape: &PlannedShape,
     seed: u64,
 ) -> Result<HashMap<String, ArrayD<f64>>, String> {
-    let shapes = op.tensor_shapes(&shape.binding).map_err(|e| e.to_string())?;
+    let shapes = op
+        .tensor_shapes(&shape.binding)
+        .map_err(|e| e.to_string())?;
     let mut out = HashMap::new();
     for i in &op.inputs {
         let dims = &shapes[&i.name];
@@ -220,9 +240,15 @@ pub fn poison(dtype: Dtype, seed: u64) -> Vec<u8> {
     let b = r.as_bytes();
     let r32 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     match dtype {
-        Dtype::F32 => (0x7FC0_0000u32 | (r32 & 0x003F_FFFF).max(1)).to_le_bytes().to_vec(),
-        Dtype::F16 => (0x7E00u16 | ((r32 as u16) & 0x01FF).max(1)).to_le_bytes().to_vec(),
-        Dtype::Bf16 => (0x7FC0u16 | ((r32 as u16) & 0x003F).max(1)).to_le_bytes().to_vec(),
+        Dtype::F32 => (0x7FC0_0000u32 | (r32 & 0x003F_FFFF).max(1))
+            .to_le_bytes()
+            .to_vec(),
+        Dtype::F16 => (0x7E00u16 | ((r32 as u16) & 0x01FF).max(1))
+            .to_le_bytes()
+            .to_vec(),
+        Dtype::Bf16 => (0x7FC0u16 | ((r32 as u16) & 0x003F).max(1))
+            .to_le_bytes()
+            .to_vec(),
         Dtype::I32 => r32.to_le_bytes().to_vec(),
         Dtype::I8 | Dtype::U8 => vec![b[0]],
         Dtype::Bool => vec![0xA5],
@@ -444,7 +470,11 @@ mod tests {
         let m = format!(
             "[package]\nname = \"t\"\nversion = \"0.1.0\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n{manifest_ops}"
         );
-        Spec::from_manifest_str(&m, None).unwrap().unwrap().ops.remove(0)
+        Spec::from_manifest_str(&m, None)
+            .unwrap()
+            .unwrap()
+            .ops
+            .remove(0)
     }
 
     fn arr(v: &[f64]) -> ArrayD<f64> {
@@ -491,25 +521,58 @@ mod tests {
                 (300, "constant".into()),
             ]
         );
-        let big = plan_shapes(&o, 48, &ShapeOptions { held_out: true, stress: false, max_elements: 1000 });
-        assert!(big.iter().all(|p| p.binding["rows"] * 128 <= 1000 || p.origin == ShapeOrigin::Declared || p.binding["rows"] == 0));
+        let big = plan_shapes(
+            &o,
+            48,
+            &ShapeOptions {
+                held_out: true,
+                stress: false,
+                max_elements: 1000,
+            },
+        );
+        assert!(big.iter().all(|p| p.binding["rows"] * 128 <= 1000
+            || p.origin == ShapeOrigin::Declared
+            || p.binding["rows"] == 0));
     }
 
     #[test]
     fn stress_inputs_follow_the_scenario() {
         let o = op("[package.metadata.agenticcann.ops.e]\ninputs = { x = \"f16[n]\", k = \"i32[n]\" }\noutputs = { y = \"f16[n]\" }\nreference = \"y = x * 2\"\nshapes = [{ n = 1000 }]");
-        let plan = plan_shapes(&o, 48, &ShapeOptions { held_out: false, stress: true, max_elements: 1 << 20 });
-        let large = plan.iter().find(|p| p.origin == ShapeOrigin::Stress { scenario: "large".into() }).unwrap();
+        let plan = plan_shapes(
+            &o,
+            48,
+            &ShapeOptions {
+                held_out: false,
+                stress: true,
+                max_elements: 1 << 20,
+            },
+        );
+        let large = plan
+            .iter()
+            .find(|p| {
+                p.origin
+                    == ShapeOrigin::Stress {
+                        scenario: "large".into(),
+                    }
+            })
+            .unwrap();
         let ins = shape_inputs(&o, large, 5).unwrap();
         assert!(ins["x"].iter().any(|v| v.abs() > 200.0));
-        assert!(ins["k"].iter().all(|v| v.abs() <= 8.0), "ints keep their own init");
+        assert!(
+            ins["k"].iter().all(|v| v.abs() <= 8.0),
+            "ints keep their own init"
+        );
     }
 
     #[test]
     fn encode_decode_round_trip() {
         for d in Dtype::ALL {
             let v = arr(&[0.0, 1.0, -2.0, 3.0]).mapv(|x| crate::spec::cast_to_dtype(x, d));
-            assert_eq!(decode(&encode(&v, d), d), v.iter().copied().collect::<Vec<_>>(), "{d}");
+            assert_eq!(
+                decode(&encode(&v, d), d),
+                v.iter().copied().collect::<Vec<_>>(),
+                "{d}"
+            );
             let p = poison(d, 9);
             assert_eq!(p.len(), d.size_bytes());
         }
@@ -524,7 +587,10 @@ mod tests {
 
     #[test]
     fn comparison_catches_zeros_constants_nans_and_unwritten() {
-        let tol = Tolerance { atol: 1e-3, rtol: 1e-3 };
+        let tol = Tolerance {
+            atol: 1e-3,
+            rtol: 1e-3,
+        };
         let p = poison(Dtype::F32, 3);
         let g = arr(&[1e-4, 2e-4, 3e-4, 4e-4]);
         // Exact: passes.
@@ -540,7 +606,10 @@ mod tests {
         let g2 = arr(&[1.0, 2.0, 3.0, 4.0]);
         let c = arr(&[2.5; 4]);
         let (_, d) = compare("y", Dtype::F32, &encode(&c, Dtype::F32), &g2, tol, &p);
-        assert_eq!(kinds(&d), ["wrong_result", "constant_output", "normwise_error"]);
+        assert_eq!(
+            kinds(&d),
+            ["wrong_result", "constant_output", "normwise_error"]
+        );
         // NaN in one lane.
         let n = arr(&[1.0, f64::NAN, 3.0, 4.0]);
         let (m, d) = compare("y", Dtype::F32, &encode(&n, Dtype::F32), &g2, tol, &p);
@@ -563,9 +632,29 @@ mod tests {
     fn bools_and_ints_are_exact() {
         let p = poison(Dtype::Bool, 0);
         let g = arr(&[0.0, 1.0, 1.0]);
-        let (_, d) = compare("m", Dtype::Bool, &[0, 1, 1], &g, Tolerance { atol: 0.0, rtol: 0.0 }, &p);
+        let (_, d) = compare(
+            "m",
+            Dtype::Bool,
+            &[0, 1, 1],
+            &g,
+            Tolerance {
+                atol: 0.0,
+                rtol: 0.0,
+            },
+            &p,
+        );
         assert!(d.is_empty());
-        let (m, _) = compare("m", Dtype::Bool, &[0, 1, 0xA5], &g, Tolerance { atol: 0.0, rtol: 0.0 }, &p);
+        let (m, _) = compare(
+            "m",
+            Dtype::Bool,
+            &[0, 1, 0xA5],
+            &g,
+            Tolerance {
+                atol: 0.0,
+                rtol: 0.0,
+            },
+            &p,
+        );
         assert_eq!((m.mismatches, m.unwritten), (1, 1));
     }
 }
