@@ -134,6 +134,8 @@ struct Prepared {
     /// Index into the harness's shape list; `None` for empty shapes (never launched).
     run_index: Option<usize>,
     golden: HashMap<String, ArrayD<f64>>,
+    /// Conditioning slack per output (stress shapes only).
+    slack: HashMap<String, ArrayD<f64>>,
     bytes: ShapeBytes,
 }
 
@@ -245,6 +247,7 @@ pub fn evaluate_sources(
         };
         let empty = op.outputs.iter().any(|o| count(&o.name) == 0);
         let seed_i = verify::shape_seed(seed, i);
+        let mut slack = HashMap::new();
         let (golden, run_index) = if empty {
             (HashMap::new(), None)
         } else {
@@ -259,6 +262,15 @@ pub fn evaluate_sources(
                 dims: dims.clone(),
                 message: e.to_string(),
             })?;
+            if p.stress.is_some() {
+                slack = verify::conditioning_slack(op, &inputs, seed_i).map_err(|m| {
+                    JudgeError::Reference {
+                        op: op.name.clone(),
+                        dims: dims.clone(),
+                        message: m,
+                    }
+                })?;
+            }
             let encoded: Vec<Vec<u8>> = kparams
                 .iter()
                 .map(|kp| match kp.role {
@@ -278,6 +290,7 @@ pub fn evaluate_sources(
             dims,
             run_index,
             golden,
+            slack,
             bytes,
         });
     }
@@ -363,15 +376,57 @@ pub fn evaluate_sources(
     let mut limits = options.run_limits;
     limits.memory_bytes = limits.memory_bytes.max((1 << 30) + 6 * data_bytes);
     limits.file_bytes = limits.file_bytes.max(data_bytes + (1 << 20));
-    let out = run::run_candidate(
+    if let Some(image) = run::image_bytes(&exe).filter(|&b| b > limits.memory_bytes / 2) {
+        ev.diagnostics.push(
+            Diagnostic::error(
+                Stage::Run,
+                "memory_limit",
+                format!(
+                    "the candidate program's static memory is {} MiB, more than half its {} MiB memory limit (a huge static array?)",
+                    image >> 20,
+                    limits.memory_bytes >> 20
+                ),
+            )
+            .number("image_bytes", image as f64)
+            .number("memory_limit_bytes", limits.memory_bytes as f64),
+        );
+        ev.outcome = Outcome::RuntimeError;
+        return Ok(finish(ev, scratch, options, t0));
+    }
+    let started = run::run_candidate(
         &exe,
         &dir,
         op.soc.name(),
         &tc.profiles,
         &limits,
         options.isolate_network,
-    )
-    .map_err(JudgeError::Harness)?;
+    );
+    let out = match started {
+        Ok(o) => o,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOMEM) | Some(libc::E2BIG)) => {
+            // The program's own image (static arrays) does not fit the address space limit.
+            ev.diagnostics.push(
+                Diagnostic::error(
+                    Stage::Run,
+                    "memory_limit",
+                    format!(
+                        "the candidate program cannot even start under the {} MiB memory limit: {e}",
+                        limits.memory_bytes >> 20
+                    ),
+                )
+                .number("memory_limit_bytes", limits.memory_bytes as f64),
+            );
+            ev.outcome = Outcome::RuntimeError;
+            ev.timings.run_ms = ms(trun.elapsed());
+            return Ok(finish(ev, scratch, options, t0));
+        }
+        Err(e) => {
+            return Err(JudgeError::Harness(format!(
+                "cannot start the candidate program {}: {e}",
+                exe.display()
+            )))
+        }
+    };
     ev.timings.run_ms = ms(trun.elapsed());
     ev.isolation = out.isolation.clone();
     let results = run::read_results(&dir, runs.len(), &params);
@@ -540,13 +595,19 @@ pub fn evaluate_sources(
                     continue;
                 };
                 let o = op.output(kp.name).expect("kernel param is an output");
+                let mut tol = o.tolerance;
+                if p.plan.stress.is_some() {
+                    tol.atol *= verify::STRESS_TOLERANCE_FACTOR;
+                    tol.rtol *= verify::STRESS_TOLERANCE_FACTOR;
+                }
                 let (m, d) = verify::compare(
                     kp.name,
                     kp.decl.dtype,
                     bytes,
                     &p.golden[kp.name],
-                    o.tolerance,
+                    tol,
                     &params[k].poison,
+                    p.slack.get(kp.name),
                 );
                 sh.outputs.push(m);
                 shape_diags.extend(d);

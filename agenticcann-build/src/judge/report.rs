@@ -6,6 +6,25 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+/// serde helpers: JSON has no NaN or infinity; serde_json writes them as `null`, and they
+/// read back as NaN.
+mod nonfinite {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer};
+
+    pub fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+
+    pub fn map<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
+        Ok(BTreeMap::<String, Option<f64>>::deserialize(d)?
+            .into_iter()
+            .map(|(k, v)| (k, v.unwrap_or(f64::NAN)))
+            .collect())
+    }
+}
+
 /// The stage of the judge that produced a diagnostic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -69,7 +88,11 @@ pub struct Diagnostic {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<usize>,
     /// The numbers involved, by name.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "nonfinite::map"
+    )]
     pub numbers: BTreeMap<String, f64>,
     /// Supporting lines (trimmed compiler output, the offending source line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -240,34 +263,61 @@ pub struct OutputMetrics {
     /// Elements still holding the poison pattern written before the launch.
     pub unwritten: u64,
     /// Largest |out - golden| over finite pairs.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub max_abs_err: f64,
     /// Largest |out - golden| / |golden| over finite pairs with golden ≠ 0.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub max_rel_err: f64,
     /// Mean of |out - golden| / (|golden| + 1e-7) over finite pairs (MERE, field cases C.1).
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub mere: f64,
     /// ‖out − golden‖₂ / ‖golden‖₂ over finite pairs (0 when the golden norm is 0).
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub norm_rel_err: f64,
     /// The tolerance applied.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub atol: f64,
     /// The tolerance applied.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub rtol: f64,
-    /// The first mismatching element: row-major index, output value, golden value.
+    /// Per-element slack added to the tolerance for the conditioning of the reference on
+    /// these inputs (largest over the elements; 0 except for stress shapes).
+    #[serde(default, deserialize_with = "nonfinite::f64")]
+    pub max_slack: f64,
+    /// The first mismatching element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_mismatch: Option<(Vec<usize>, f64, f64)>,
+    pub first_mismatch: Option<Mismatch>,
+}
+
+/// One element that is outside tolerance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Row-major multi-index.
+    pub index: Vec<usize>,
+    /// The output's value.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub got: f64,
+    /// The golden value.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub want: f64,
 }
 
 /// The cost model's account of one shape, and the judge's plausibility checks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShapeProfile {
     /// Modelled kernel time, µs (median over repeats; the model is deterministic).
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub time_us: f64,
     /// The model's own floor for the bytes the kernel moved, µs.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub floor_us: f64,
     /// The judge's floor: the op's minimal bytes (every input read once, every output
     /// written once) at the profile's peak HBM bandwidth, plus launch overhead, µs.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub min_floor_us: f64,
     /// `min_floor_us / time_us`: the fraction of the roofline reached (≤ 1 for an honest
     /// kernel).
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub roofline_fraction: f64,
     /// The pipe that bounds the kernel (`MTE2`, `V`, `MTE3`, `scalar`, `launch`).
     pub bound: String,
@@ -323,16 +373,22 @@ pub struct Isolation {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
     /// Source policy.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub policy_ms: f64,
     /// Inputs and golden outputs.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub golden_ms: f64,
     /// Compile and link (including a precompiled-header build when it was missing).
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub compile_ms: f64,
     /// The harness process.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub run_ms: f64,
     /// Comparing outputs.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub verify_ms: f64,
     /// Whole evaluation.
+    #[serde(deserialize_with = "nonfinite::f64")]
     pub total_ms: f64,
     /// Whether the kernel compile used a cached precompiled header.
     pub pch: bool,

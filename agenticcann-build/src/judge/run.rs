@@ -167,11 +167,36 @@ pub fn read_results(dir: &Path, n: usize, params: &[PlanParam]) -> Vec<ShapeRun>
     runs
 }
 
+/// The memory an ELF64 little-endian program's loadable segments need (Σ `p_memsz` of
+/// `PT_LOAD`), bytes: static arrays count here before the program runs. `None` when `exe`
+/// is not such a file.
+pub fn image_bytes(exe: &Path) -> Option<u64> {
+    let b = std::fs::read(exe).ok()?;
+    if b.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?));
+    let phoff = u64_at(0x20)? as usize;
+    let phentsize = u16_at(0x36)? as usize;
+    let phnum = u16_at(0x38)? as usize;
+    let mut total = 0u64;
+    for i in 0..phnum {
+        let ph = phoff + i * phentsize;
+        if u32_at(ph)? == 1 {
+            total = total.saturating_add(u64_at(ph + 0x28)?);
+        }
+    }
+    Some(total)
+}
+
 /// Runs the candidate program `exe` in `dir` under `limits`, with only the environment the
 /// simulator needs (`AGENTICCANN_SOC`, `AGENTICCANN_SIM_PROFILE_DIR`).
 ///
 /// # Errors
-/// The program could not be started.
+/// The program could not be started (`ENOMEM` when its static memory exceeds the address
+/// space limit).
 pub fn run_candidate(
     exe: &Path,
     dir: &Path,
@@ -179,13 +204,12 @@ pub fn run_candidate(
     profiles: &Path,
     limits: &Limits,
     isolate_network: bool,
-) -> Result<RunOutput, String> {
+) -> std::io::Result<RunOutput> {
     let mut cmd = Command::new(exe);
     cmd.env_clear()
         .env("AGENTICCANN_SOC", soc)
         .env("AGENTICCANN_SIM_PROFILE_DIR", profiles);
     sandbox::run(cmd, dir, limits, isolate_network)
-        .map_err(|e| format!("cannot start the candidate program {}: {e}", exe.display()))
 }
 
 /// The diagnostic for a process that did not finish its plan, attributed to `shape` (the
@@ -281,6 +305,14 @@ pub fn isolation_of(out: &RunOutput) -> Isolation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn image_size_of_this_test_binary() {
+        let exe = std::env::current_exe().unwrap();
+        let n = image_bytes(&exe).unwrap();
+        assert!(n > 4096 && n < (1 << 32), "{n}");
+        assert_eq!(image_bytes(Path::new("/nonexistent")), None);
+    }
 
     #[test]
     fn plan_format() {
