@@ -27,6 +27,6 @@ pub mod verify;
 pub use evaluate::{evaluate_many, evaluate_sources, EvalOptions, JudgeError};
 pub use report::{
     Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,
-    ShapeResult, ShapeStatus, Stage, Timings,
+    ShapeResult, ShapeStatus, Stage, Timings, KINDS,
 };
 pub use toolchain::{SimToolchain, SocProfile, ToolchainError};

@@ -373,7 +373,7 @@ pub fn compare(
     let mut diags = Vec::new();
     if out.len() != golden.len() {
         diags.push(Diagnostic::error(
-            Stage::Verify,
+            Stage::Run,
             "harness_error",
             format!(
                 "output `{name}` has {} elements, expected {}",
