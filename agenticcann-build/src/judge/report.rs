@@ -622,6 +622,29 @@ mod tests {
             }
         }
         assert!(seen >= 20, "{seen}");
+        // Policy violations go through `self.push(line, "kind", message)`.
+        let text = std::fs::read_to_string(dir.join("policy/mod.rs")).unwrap();
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut policy = 0;
+        for part in flat.split("self.push(").skip(1) {
+            let Some((_, rest)) = part.split_once(',') else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let kind = match rest.strip_prefix('"').and_then(|l| l.split_once('"')) {
+                Some((k, _)) => k,
+                // `kind` computed just above: checked through its literal candidates.
+                None => continue,
+            };
+            let entry = KINDS.iter().find(|k| k.0 == kind);
+            assert_eq!(
+                entry.map(|e| e.1),
+                Some(Stage::Policy),
+                "policy kind `{kind}`"
+            );
+            policy += 1;
+        }
+        assert!(policy >= 15, "{policy}");
         use crate::judge::compile::ErrorKind as E;
         for k in [
             E::UnknownApi,
