@@ -134,6 +134,8 @@ struct Prepared {
     /// Index into the harness's shape list; `None` for empty shapes (never launched).
     run_index: Option<usize>,
     golden: HashMap<String, ArrayD<f64>>,
+    /// Some input is empty while the outputs are not.
+    degenerate: bool,
     /// Conditioning slack per output (stress shapes only).
     slack: HashMap<String, ArrayD<f64>>,
     bytes: ShapeBytes,
@@ -246,6 +248,7 @@ pub fn evaluate_sources(
             max_elem_bytes: max_elem,
         };
         let empty = op.outputs.iter().any(|o| count(&o.name) == 0);
+        let degenerate = op.inputs.iter().any(|i| count(&i.name) == 0);
         let seed_i = verify::shape_seed(seed, i);
         let mut slack = HashMap::new();
         let (golden, run_index) = if empty {
@@ -289,6 +292,7 @@ pub fn evaluate_sources(
             plan: p,
             dims,
             run_index,
+            degenerate,
             golden,
             slack,
             bytes,
@@ -468,7 +472,23 @@ pub fn evaluate_sources(
         };
         let tiling_rc = r.get("tiling_rc").unwrap_or(-1);
         let mut launched = false;
-        if tiling_rc != 0 {
+        let mut profile_diags: Vec<Diagnostic> = Vec::new();
+        if tiling_rc != 0 && p.degenerate {
+            // An empty input with non-empty outputs (a reduction over an empty axis): a
+            // kernel may decline it (the launch then returns an error naming the dims).
+            shape_diags.push(
+                Diagnostic::warning(
+                    Stage::Run,
+                    "tiling_rejected",
+                    format!(
+                        "the tiling function declined {} (an empty input; returned {tiling_rc})",
+                        dims_text()
+                    ),
+                )
+                .at("tiling.cpp", 0)
+                .number("rc", tiling_rc as f64),
+            );
+        } else if tiling_rc != 0 {
             shape_diags.push(
                 Diagnostic::error(
                     Stage::Run,
@@ -547,7 +567,8 @@ pub fn evaluate_sources(
                         si,
                     );
                     sh.profile = Some(prof);
-                    shape_diags.extend(pd);
+                    // Judged after verification: a wrong shape's time means nothing.
+                    profile_diags = pd;
                 }
             }
         }
@@ -613,12 +634,17 @@ pub fn evaluate_sources(
                 shape_diags.extend(d);
             }
         }
-        let errs = |stage: Stage| {
-            shape_diags
-                .iter()
+        let errs = |d: &[Diagnostic], stage: Stage| {
+            d.iter()
                 .any(|d| d.stage == stage && d.severity == Severity::Error)
         };
-        sh.status = if errs(Stage::Run) {
+        if !errs(&shape_diags, Stage::Run) && !errs(&shape_diags, Stage::Verify) {
+            shape_diags.extend(profile_diags);
+        }
+        let errs = |stage: Stage| errs(&shape_diags, stage);
+        sh.status = if tiling_rc != 0 && p.degenerate {
+            ShapeStatus::SkippedEmpty
+        } else if errs(Stage::Run) {
             ShapeStatus::Error
         } else if errs(Stage::Verify) {
             ShapeStatus::Failed

@@ -295,8 +295,8 @@ pub enum ShapeStatus {
     Error,
     /// Never ran (the process died on an earlier shape, or an earlier stage failed).
     NotRun,
-    /// Zero elements: the launch is skipped by contract (no tiling call, no kernel);
-    /// passes when the outputs are empty.
+    /// Zero elements: the launch is skipped by contract (no tiling call, no kernel); or an
+    /// empty input with non-empty outputs that the tiling function declined (a warning).
     SkippedEmpty,
 }
 
