@@ -5,6 +5,10 @@
 //!   ([`spec::reference`]: parser, shape inference, f64 evaluator), with dtype casting and
 //!   seeded input generation for verification.
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
+//! - [`codegen`]: the generated C headers of the tiling ABI (`agenticcann_tiling.h` per entry,
+//!   `agenticcann_ops.h` per crate), bindgen FFI and the safe `ops` wrapper module.
+//! - [`store`]: kernel store entries (verified against their digests), the user cache, the
+//!   HTTP remote and `agenticcann.lock`.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -32,6 +36,8 @@
 //! assert_eq!(op.key().to_string().len(), 64);
 //! ```
 
+pub mod codegen;
 pub mod judge;
 pub mod key;
 pub mod spec;
+pub mod store;

@@ -9,17 +9,11 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agenticcann_build::judge::{
-    evaluate_sources, EvalOptions, Evaluation, Outcome, ShapeOrigin, ShapeStatus,
+    evaluate, Candidate, EvalOptions, Evaluation, Outcome, ShapeOrigin, ShapeStatus,
 };
-use agenticcann_build::spec::{OpSpec, Spec};
+use agenticcann_build::spec::Spec;
+use agenticcann_build::store::TilingField;
 use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct Field {
-    name: String,
-    #[serde(rename = "type")]
-    ty: String,
-}
 
 #[derive(Deserialize)]
 struct Expect {
@@ -40,7 +34,7 @@ struct CaseOptions {
 #[derive(Deserialize)]
 struct Case {
     op: String,
-    fields: Vec<Field>,
+    fields: Vec<TilingField>,
     expect: Expect,
     #[serde(default)]
     options: CaseOptions,
@@ -65,23 +59,6 @@ pub fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-cache")
 }
 
-// TEMPORARY until agenticcann_build::codegen lands (branch build): the header of
-// docs/store-format.md §6, written out for the corpus.
-fn header(op: &OpSpec, fields: &[Field]) -> String {
-    let key = op.key().to_string();
-    let k16 = &key[..16];
-    let mut s = String::from("#ifndef AGENTICCANN_TILING_H\n#define AGENTICCANN_TILING_H\n#include <stdint.h>\ntypedef struct AgcPlatform { uint32_t aiv_cores; uint32_t ub_bytes; uint32_t max_block_dim; uint32_t reserved; } AgcPlatform;\n");
-    s += &format!("typedef struct AgcTiling_{k16} {{\n");
-    for f in fields {
-        s += &format!("  {} {};\n", f.ty, f.name);
-    }
-    s += &format!(
-        "}} AgcTiling_{k16};\ntypedef AgcTiling_{k16} AgcTiling;\n#define AGC_KERNEL agc_{k16}\n#define AGC_TILING_FN agc_{k16}_tiling\n#define AGC_NUM_DIMS {}\n#endif\n",
-        op.named_dims().len()
-    );
-    s
-}
-
 fn evaluate_case(name: &str) -> (Case, Evaluation) {
     let dir = corpus().join(name);
     let case: Case =
@@ -101,8 +78,9 @@ fn evaluate_case(name: &str) -> (Case, Evaluation) {
     if let Some(m) = case.options.memory_mib {
         opts.run_limits.memory_bytes = m << 20;
     }
-    let ev = evaluate_sources(op, &kernel, &tiling, &header(op, &case.fields), &opts)
-        .unwrap_or_else(|e| panic!("{name}: the judge failed: {e}"));
+    let candidate = Candidate::new(kernel, tiling, case.fields.clone());
+    let ev =
+        evaluate(op, &candidate, &opts).unwrap_or_else(|e| panic!("{name}: the judge failed: {e}"));
     (case, ev)
 }
 
@@ -236,4 +214,59 @@ fn every_case_folder_has_a_test() {
     let mut listed: Vec<String> = CASES.iter().map(|s| s.to_string()).collect();
     listed.sort();
     assert_eq!(found, listed);
+}
+
+/// Writes the honest add entry as a store entry (manifest with digests), loads it back as a
+/// candidate, and checks the records an accepted evaluation gives the manifest; a changed
+/// file is refused before anything is compiled.
+#[test]
+fn store_entry_round_trip() {
+    use agenticcann_build::store::{write_entry, Digest, Manifest, Proposer, Provenance};
+    let op = spec().op("add_f16").unwrap();
+    let dir = corpus().join("honest/add_f16");
+    let case: Case =
+        toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap()).unwrap();
+    let kernel = std::fs::read(dir.join("kernel.cpp")).unwrap();
+    let tiling = std::fs::read(dir.join("tiling.cpp")).unwrap();
+    let manifest = Manifest::new(
+        op.key(),
+        Some("add_f16"),
+        Digest::of(&kernel),
+        Digest::of(&tiling),
+        case.fields.clone(),
+        Provenance::new(Proposer::Hand),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let entry = write_entry(
+        root.path(),
+        &manifest.to_toml_string(),
+        &[("kernel.cpp", &kernel), ("tiling.cpp", &tiling)],
+    )
+    .unwrap();
+    let (candidate, _) = Candidate::load(&entry.dir, op).unwrap();
+    assert_eq!(candidate.tiling_fields, case.fields);
+    let opts = EvalOptions {
+        cache_dir: Some(cache_dir()),
+        seed: Some(7),
+        stress: false,
+        ..EvalOptions::default()
+    };
+    let ev = evaluate(op, &candidate, &opts).unwrap();
+    assert!(ev.accepted(), "{}", ev.render());
+    assert_eq!(ev.seed, 7);
+    let v = ev.verification_record().unwrap();
+    assert_eq!((v.backend.as_str(), v.seed), ("sim", Some(7)));
+    assert_eq!(v.shapes.len(), op.shapes.len());
+    let p = ev.performance_record().unwrap();
+    assert!(p
+        .shapes
+        .iter()
+        .all(|s| s.time_us.unwrap() > 0.0 && s.bound.is_some()));
+    // A kernel edited after its manifest was written is not evaluated.
+    std::fs::write(entry.dir.join("kernel.cpp"), b"// changed\n").unwrap();
+    let e = Candidate::load(&entry.dir, op).unwrap_err().to_string();
+    assert!(e.contains("kernel.cpp"), "{e}");
+    // The wrong op's entry is refused by key.
+    let other = spec().op("abs_f16").unwrap();
+    assert!(Candidate::load(&entry.dir, other).is_err());
 }

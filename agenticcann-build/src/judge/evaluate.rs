@@ -141,6 +141,38 @@ struct Prepared {
     bytes: ShapeBytes,
 }
 
+/// Evaluates `candidate` for `op`: source policy, compile (sim toolchain), a sandboxed run on
+/// every declared, held-out and stress shape, verification against the reference, and the
+/// cost-model profile. Every problem of the candidate is in the returned [`Evaluation`]
+/// (see [`Outcome`]); [`Evaluation::accepted`] is the one bit a store may act on.
+///
+/// ```no_run
+/// use agenticcann_build::judge::{evaluate, Candidate, EvalOptions};
+/// # fn demo(op: &agenticcann_build::spec::OpSpec, dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+/// let (candidate, _entry) = Candidate::load(dir, op)?;
+/// let ev = evaluate(op, &candidate, &EvalOptions::default())?;
+/// println!("{}", ev.render());
+/// assert!(ev.accepted());
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`JudgeError`] for problems of the judge or its environment (toolchain missing, cache
+/// not writable, a reference that cannot be evaluated), never for the candidate's faults.
+pub fn evaluate(
+    op: &OpSpec,
+    candidate: &super::Candidate,
+    options: &EvalOptions,
+) -> Result<Evaluation, JudgeError> {
+    evaluate_sources(
+        op,
+        &candidate.kernel,
+        &candidate.tiling,
+        &candidate.header(op),
+        options,
+    )
+}
+
 /// Evaluates the sources of one candidate: `kernel` and `tiling` as in a store entry,
 /// `header` the entry's generated `agenticcann_tiling.h`.
 ///

@@ -1,6 +1,7 @@
 //! The judge: every candidate kernel passes it before it is accepted (DESIGN §8, §9).
 //!
-//! [`evaluate_sources`] runs one candidate through five stages, each its own module:
+//! [`evaluate`] runs one [`Candidate`] (a store entry's `kernel.cpp`, `tiling.cpp` and tiling
+//! fields) through five stages, each its own module:
 //! 1. [`policy`]: the source policy, on preprocessing tokens, before any compiler;
 //! 2. [`compile`]: the kernel and tiling sources against the simulator (cached precompiled
 //!    header), linked with the generic run [`harness`](compile::ensure_harness); compiler
@@ -14,6 +15,7 @@
 //! The result is an [`Evaluation`] ([`report`]): serde-serializable, with a concise
 //! [`Evaluation::render`]. [`evaluate_many`] runs many at once.
 
+mod candidate;
 pub mod compile;
 mod evaluate;
 pub mod policy;
@@ -24,7 +26,8 @@ pub mod sandbox;
 pub mod toolchain;
 pub mod verify;
 
-pub use evaluate::{evaluate_many, evaluate_sources, EvalOptions, JudgeError};
+pub use candidate::{Candidate, CandidateError};
+pub use evaluate::{evaluate, evaluate_many, evaluate_sources, EvalOptions, JudgeError};
 pub use report::{
     Diagnostic, Evaluation, Isolation, Outcome, OutputMetrics, Severity, ShapeOrigin, ShapeProfile,
     ShapeResult, ShapeStatus, Stage, Timings, KINDS,
