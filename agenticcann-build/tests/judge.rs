@@ -270,3 +270,45 @@ fn store_entry_round_trip() {
     let other = spec().op("abs_f16").unwrap();
     assert!(Candidate::load(&entry.dir, other).is_err());
 }
+
+/// `evaluate_many` on 2 jobs gives, in input order, what one-by-one evaluation gives.
+#[test]
+fn many_candidates_in_parallel_match_sequential_results() {
+    let load = |name: &str| {
+        let dir = corpus().join(name);
+        let case: Case =
+            toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap()).unwrap();
+        let op = spec().op(&case.op).unwrap();
+        let c = Candidate::new(
+            std::fs::read_to_string(dir.join("kernel.cpp")).unwrap(),
+            std::fs::read_to_string(dir.join("tiling.cpp")).unwrap(),
+            case.fields,
+        );
+        (op, c)
+    };
+    let loaded = [
+        load("honest/relu_f32"),
+        load("hostile/copy_input"),
+        load("honest/scale_f32"),
+    ];
+    let items: Vec<_> = loaded.iter().map(|(o, c)| (*o, c)).collect();
+    let opts = EvalOptions {
+        cache_dir: Some(cache_dir()),
+        seed: Some(99),
+        stress: false,
+        jobs: 2,
+        ..EvalOptions::default()
+    };
+    let par = agenticcann_build::judge::evaluate_many(&items, &opts);
+    let outcomes: Vec<Outcome> = par.iter().map(|r| r.as_ref().unwrap().outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Verified, Outcome::WrongResult, Outcome::Verified]
+    );
+    for ((op, c), p) in items.iter().zip(&par) {
+        let p = p.as_ref().unwrap();
+        let s = evaluate(op, c, &opts).unwrap();
+        assert_eq!(p.op, s.op);
+        assert_eq!(p.shapes, s.shapes, "{}", p.render());
+    }
+}

@@ -736,27 +736,29 @@ fn finish(
     ev
 }
 
-/// Evaluates many candidates, at most `options.jobs` at once. Results are in input order
-/// and do not depend on the order evaluations finish in (each has its own seed: the given
-/// one, or a fresh one).
-pub fn evaluate_many<T: Sync, F>(
-    items: &[T],
+/// Evaluates many candidates, at most `options.jobs` at once (each evaluation runs its
+/// compiler and candidate processes; the default is one per available core). Results are in
+/// input order and do not depend on the order evaluations finish in. With
+/// `options.seed = Some(s)` every candidate sees the same inputs (fair comparison within a
+/// generation); with `None` each draws its own seed.
+pub fn evaluate_many(
+    items: &[(&OpSpec, &super::Candidate)],
     options: &EvalOptions,
-    eval: F,
-) -> Vec<Result<Evaluation, JudgeError>>
-where
-    F: Fn(&T, &EvalOptions) -> Result<Evaluation, JudgeError> + Sync,
-{
+) -> Vec<Result<Evaluation, JudgeError>> {
+    parallel_map(items, options.jobs, |(op, c)| evaluate(op, c, options))
+}
+
+/// `items.iter().map(f)` on at most `jobs` threads, results in input order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Evaluation, JudgeError>>>> =
-        Mutex::new((0..items.len()).map(|_| None).collect());
-    let jobs = options.jobs.max(1).min(items.len().max(1));
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let jobs = jobs.max(1).min(items.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(item) = items.get(i) else { break };
-                let r = eval(item, options);
+                let r = f(item);
                 results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
             });
         }
@@ -767,4 +769,21 @@ where
         .into_iter()
         .map(|r| r.expect("every item evaluated"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_map_keeps_input_order() {
+        // Later items finish first.
+        let items: Vec<u64> = (0..8).collect();
+        let out = parallel_map(&items, 4, |&i| {
+            std::thread::sleep(Duration::from_millis(5 * (8 - i)));
+            i * 10
+        });
+        assert_eq!(out, (0..8).map(|i| i * 10).collect::<Vec<_>>());
+        assert!(parallel_map(&Vec::<u8>::new(), 3, |&x| x).is_empty());
+    }
 }
