@@ -56,7 +56,7 @@ fn spec() -> &'static Spec {
 /// Shared by every test of this binary (and across runs): the precompiled header and the
 /// harness object are built once.
 pub fn cache_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-cache")
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge")
 }
 
 fn evaluate_case(name: &str) -> (Case, Evaluation) {

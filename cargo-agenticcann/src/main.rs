@@ -6,12 +6,15 @@
 //! - `check`: validate every operator spec of the selected packages, evaluate each reference
 //!   once on its smallest declared shape, and print per op its package, name, pattern and
 //!   content key (see [`check`] for the JSON schema).
+//! - `judge`: run the judge (`agenticcann_build::judge`) on entry folders of one op and print
+//!   each evaluation (see [`judge`]).
 //!
 //! Exit status: 0 when every spec is valid, 1 when any is invalid, 2 for usage errors and
 //! workspaces that cannot be loaded (`cargo metadata` failed, unknown `-p` package).
 
 mod check;
 mod cli;
+mod judge;
 mod report;
 mod select;
 
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let cli::Cargo::Agenticcann(args) = cli::Cargo::parse();
     let result = match args.command {
         cli::Command::Check(a) => check::run(&a),
+        cli::Command::Judge(a) => judge::run(&a),
     };
     match result {
         Ok(code) => code,
