@@ -113,8 +113,11 @@ fn json_reports_every_dir_in_order_and_exits_1_unless_all_accepted() {
 #[test]
 fn human_report_and_exit_0_for_an_honest_entry() {
     let (root, dirs) = setup("honest", &["honest/rms_norm_f16"]);
+    // A relative cache folder works (the compilers run elsewhere).
     let out = judge(&root)
-        .args(["--op", "rms_norm_f16"])
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .env("AGENTICCANN_CACHE_DIR", ".")
+        .args(["--op", "rms_norm_f16", "--keep-scratch"])
         .arg(&dirs[0])
         .output()
         .unwrap();
@@ -124,6 +127,12 @@ fn human_report_and_exit_0_for_an_honest_entry() {
     assert!(stdout.contains("VERIFIED"), "{stdout}");
     assert!(stdout.contains("held-out tail"), "{stdout}");
     assert!(stdout.contains("isolation: separate process"), "{stdout}");
+    let kept = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("note: scratch kept at "))
+        .unwrap();
+    assert!(Path::new(kept).join("kernel_tu.cpp").is_file(), "{stdout}");
+    std::fs::remove_dir_all(kept).unwrap();
 }
 
 #[test]

@@ -222,7 +222,9 @@ pub fn evaluate_sources(
         None => SimToolchain::from_env()?,
     };
     let soc = tc.soc_profile(op.soc.name()).map_err(JudgeError::Profile)?;
+    // Absolute: the compilers run in the scratch folder.
     let cache = options.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let cache = std::path::absolute(&cache).unwrap_or(cache);
 
     // 2. Shapes, inputs and golden outputs, before the candidate runs.
     let tg = Instant::now();

@@ -570,6 +570,9 @@ impl Evaluation {
                 if iso.network_namespace { "yes" } else { "no" }
             );
         }
+        for n in &iso.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
         let t = &self.timings;
         let _ = writeln!(
             s,

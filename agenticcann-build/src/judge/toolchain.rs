@@ -65,9 +65,11 @@ impl SimToolchain {
         let cxx = env("AGENTICCANN_CXX")
             .or_else(|| env("CXX"))
             .unwrap_or_else(|| PathBuf::from("g++"));
+        // Absolute: the compilers run in scratch folders.
         let pick = |var: &'static str, baked: Option<&'static str>, what: &'static str| {
             env(var)
                 .or_else(|| baked.map(PathBuf::from))
+                .map(|p| std::path::absolute(&p).unwrap_or(p))
                 .ok_or(ToolchainError::Unknown { what, var })
         };
         let t = SimToolchain {
