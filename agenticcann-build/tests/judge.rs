@@ -29,6 +29,7 @@ struct Expect {
 struct CaseOptions {
     wall_seconds: Option<u64>,
     memory_mib: Option<u64>,
+    output_mib: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +78,9 @@ fn evaluate_case(name: &str) -> (Case, Evaluation) {
     }
     if let Some(m) = case.options.memory_mib {
         opts.run_limits.memory_bytes = m << 20;
+    }
+    if let Some(m) = case.options.output_mib {
+        opts.run_limits.file_bytes = m << 20;
     }
     let candidate = Candidate::new(kernel, tiling, case.fields.clone());
     let ev =
@@ -191,6 +195,7 @@ cases! {
     hostile_modify_input => "hostile/modify_input",
     hostile_nan_one_lane => "hostile/nan_one_lane",
     hostile_raw_write_past_output => "hostile/raw_write_past_output",
+    hostile_print_flood => "hostile/print_flood",
     hostile_raw_pointer_compute => "hostile/raw_pointer_compute",
     hostile_read_past_input => "hostile/read_past_input",
     hostile_spin_forever => "hostile/spin_forever",
