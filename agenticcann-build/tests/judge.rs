@@ -1,6 +1,6 @@
 //! The judge on its corpus (tests/judge/): honest kernels adapted from the simulator's suite
 //! must be verified; every hostile kernel must be rejected or contained with the right
-//! classification. Each case is a folder with `kernel.cpp`, `tiling.cpp` and `case.toml`
+//! classification; broken ones must fail to compile with the right error kind and line. Each case is a folder with `kernel.cpp`, `tiling.cpp` and `case.toml`
 //! (`op`, tiling `fields`, `[expect] outcome/kinds`, optional `[options]`); the ops are in
 //! `tests/judge/specs.toml`.
 
@@ -23,6 +23,8 @@ struct Expect {
     declared_shapes_pass: bool,
     #[serde(default)]
     suspect: bool,
+    /// The line of the first error of the first expected kind.
+    line: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -163,6 +165,14 @@ macro_rules! cases {
 }
 
 cases! {
+    broken_illegal_cast => "broken/illegal_cast",
+    broken_no_matching_function => "broken/no_matching_function",
+    broken_signature_mismatch => "broken/signature_mismatch",
+    broken_syntax => "broken/syntax",
+    broken_tiling_unknown_field => "broken/tiling_unknown_field",
+    broken_type_mismatch => "broken/type_mismatch",
+    broken_unknown_api => "broken/unknown_api",
+    broken_wrong_template_args => "broken/wrong_template_args",
     honest_add_f16 => "honest/add_f16",
     honest_rms_norm_f16 => "honest/rms_norm_f16",
     honest_rms_norm_f32 => "honest/rms_norm_f32",
@@ -207,7 +217,7 @@ cases! {
 #[test]
 fn every_case_folder_has_a_test() {
     let mut found = Vec::new();
-    for group in ["honest", "hostile"] {
+    for group in ["broken", "honest", "hostile"] {
         for e in std::fs::read_dir(corpus().join(group)).unwrap() {
             let e = e.unwrap();
             if e.path().is_dir() {

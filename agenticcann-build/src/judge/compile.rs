@@ -189,7 +189,8 @@ fn run_cxx(
     limits: &Limits,
 ) -> Result<(bool, String, Termination), String> {
     let mut cmd = Command::new(&tc.cxx);
-    cmd.args(args);
+    // ASCII quotes in messages, whatever the user's locale.
+    cmd.args(args).env("LC_ALL", "C");
     let out = sandbox::run(cmd, dir, limits, false)
         .map_err(|e| format!("cannot run the C++ compiler `{}`: {e}", tc.cxx.display()))?;
     let ok = out.success();
@@ -521,12 +522,18 @@ fn trim(text: &str, n: usize) -> String {
 }
 
 /// Parses GCC/ld output into classified error diagnostics (at most 10), with following
-/// `note:` lines (at most 4 each) as notes; paths in the scratch folder become bare file
-/// names, locations in the generated wrappers are mapped to the entry-point's file.
+/// `note:` lines (at most 4 each) as notes. Paths in the scratch folder become bare file
+/// names; locations in the generated wrappers map to the entry-point's file; an error inside
+/// the simulator's headers (a `static_assert` of the API, a failed instantiation) is placed
+/// at the candidate's line that instantiated it (`required from here`), with the header
+/// location kept as a note.
 pub fn parse_errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
     let dir_prefix = format!("{}/", dir.display());
+    let is_candidate = |f: &str| matches!(f, "kernel.cpp" | "tiling.cpp");
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut context: Option<String> = None; // "In function ..." lines
+                                            // The innermost candidate location of the current instantiation chain.
+    let mut required_from: Option<(String, u32)> = None;
     for raw in text.lines() {
         let line = raw.replace(&dir_prefix, "");
         if line.ends_with(':')
@@ -535,6 +542,15 @@ pub fn parse_errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
                 || line.contains("In instantiation"))
         {
             context = Some(line.clone());
+            required_from = None;
+            continue;
+        }
+        if line.contains("required from") {
+            let loc = line.split(": ").next().unwrap_or("").trim();
+            let (file, ln) = parse_loc(loc);
+            if is_candidate(&file) && ln > 0 {
+                required_from = Some((file, ln));
+            }
             continue;
         }
         if let Some((loc, msg)) =
@@ -545,14 +561,26 @@ pub fn parse_errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
             }
             let kind = ErrorKind::classify(msg);
             let (file, ln) = parse_loc(loc);
+            let mut header_note = None;
             let (file, ln) = match file.as_str() {
                 "kernel_tu.cpp" => ("kernel.cpp".to_string(), 0),
                 "tiling_tu.cpp" => ("tiling.cpp".to_string(), 0),
-                _ => (file, ln),
+                f if is_candidate(f) => (file, ln),
+                _ => match required_from.take() {
+                    Some((cf, cl)) => {
+                        let short = file.rsplit('/').next().unwrap_or(&file).to_string();
+                        header_note = Some(format!("in the simulator's {short}:{ln}"));
+                        (cf, cl)
+                    }
+                    None => (file, ln),
+                },
             };
             let mut d = Diagnostic::error(Stage::Compile, kind.as_str(), msg.trim().to_string());
             if !file.is_empty() {
                 d = d.at(&file, ln);
+            }
+            if let Some(n) = header_note {
+                d = d.note(n);
             }
             if let Some(c) = context.take() {
                 d = d.note(c);
@@ -582,7 +610,6 @@ pub fn parse_errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
             }
         }
     }
-    // Put the linker summary after the symbols it summarizes.
     out
 }
 
@@ -669,5 +696,22 @@ collect2: error: ld returned 1 exit status
             d[2].message
         );
         assert_eq!(d[3].kind, "linker");
+    }
+
+    #[test]
+    fn errors_in_simulator_headers_point_at_the_candidate_line() {
+        let text = "\
+/sim/include/ascendc_sim/vec_cast.h: In instantiation of 'void AscendC::Cast(...) [with T = bfloat16_t; U = half]':
+kernel.cpp:55:9:   required from here
+/sim/include/ascendc_sim/vec_cast.h:170:17: error: static assertion failed: Cast: this (source, destination) type pair is not supported on Ascend910B
+";
+        let d = parse_errors(text, Path::new("/tmp/x"));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].kind, "static_assert");
+        assert_eq!(
+            (d[0].file.as_deref(), d[0].line),
+            (Some("kernel.cpp"), Some(55))
+        );
+        assert!(d[0].notes[0].contains("vec_cast.h:170"), "{:?}", d[0].notes);
     }
 }
