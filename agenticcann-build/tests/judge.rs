@@ -112,6 +112,13 @@ fn run_case(name: &str) {
         ev.suspect_performance, case.expect.suspect,
         "{name}:\n{report}"
     );
+    if let Some(line) = case.expect.line {
+        let first = ev
+            .errors()
+            .find(|d| d.kind == case.expect.kinds[0])
+            .unwrap();
+        assert_eq!(first.line, Some(line), "{name}:\n{report}");
+    }
     if ev.outcome == Outcome::Verified && !case.expect.suspect {
         assert!(ev.accepted(), "{name}: verified but suspect:\n{report}");
         assert!(
