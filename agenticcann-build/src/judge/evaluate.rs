@@ -471,7 +471,9 @@ pub fn evaluate_sources(
     let running = results.iter().position(|r| r.begun && !r.finished);
     let running_shape =
         running.and_then(|ri| prepared.iter().position(|p| p.run_index == Some(ri)));
-    if let Some((d, candidate_fault)) = run::termination_diagnostic(&out, running_shape) {
+    if let Some((d, candidate_fault)) =
+        run::termination_diagnostic(&out, running_shape, results.iter().any(|r| r.begun))
+    {
         if !candidate_fault {
             return Err(JudgeError::Harness(format!(
                 "{}: {}",

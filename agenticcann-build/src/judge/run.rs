@@ -214,7 +214,12 @@ pub fn run_candidate(
 
 /// The diagnostic for a process that did not finish its plan, attributed to `shape` (the
 /// shape that was running), and whether it is the candidate's fault (false: a judge bug).
-pub fn termination_diagnostic(out: &RunOutput, shape: Option<usize>) -> Option<(Diagnostic, bool)> {
+/// `candidate_ran`: some shape began, so the candidate's code has run.
+pub fn termination_diagnostic(
+    out: &RunOutput,
+    shape: Option<usize>,
+    candidate_ran: bool,
+) -> Option<(Diagnostic, bool)> {
     let err_text = out.stderr.trim();
     let tail: String = err_text
         .lines()
@@ -261,10 +266,12 @@ pub fn termination_diagnostic(out: &RunOutput, shape: Option<usize>) -> Option<(
             ),
             true,
         ),
+        // Before any shape began, a harness error is the judge's (plan, profile); after the
+        // candidate's code ran, memory it corrupted may be the cause.
         Termination::Exited { code: 2 } if err_text.contains("harness error") => (
             "harness_error",
             "the judge's harness stopped".to_string(),
-            false,
+            candidate_ran,
         ),
         Termination::Exited { code } => (
             "process_exit",
@@ -305,6 +312,73 @@ pub fn isolation_of(out: &RunOutput) -> Isolation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminations_are_classified() {
+        let out = |termination, stderr: &str| RunOutput {
+            termination,
+            stdout: String::new(),
+            stderr: stderr.to_string(),
+            output_truncated: false,
+            wall: std::time::Duration::from_millis(5),
+            max_rss_bytes: 0,
+            isolation: Isolation::default(),
+        };
+        let kind = |o: &RunOutput, ran| {
+            termination_diagnostic(o, Some(3), ran).map(|(d, fault)| (d.kind, d.shape, fault))
+        };
+        assert_eq!(kind(&out(Termination::Exited { code: 0 }, ""), true), None);
+        assert_eq!(
+            kind(&out(Termination::TimedOut, ""), true),
+            Some(("timeout".into(), Some(3), true))
+        );
+        assert_eq!(
+            kind(&out(Termination::CpuLimit, ""), true).unwrap().0,
+            "cpu_limit"
+        );
+        assert_eq!(
+            kind(&out(Termination::OutputLimit, ""), true).unwrap().0,
+            "output_limit"
+        );
+        assert_eq!(
+            kind(
+                &out(
+                    Termination::Signaled {
+                        signal: libc::SIGSEGV
+                    },
+                    ""
+                ),
+                true
+            )
+            .unwrap()
+            .0,
+            "crash"
+        );
+        let oom = out(
+            Termination::Signaled {
+                signal: libc::SIGABRT,
+            },
+            "terminate called after throwing an instance of 'std::bad_alloc'",
+        );
+        assert_eq!(kind(&oom, true).unwrap().0, "memory_limit");
+        let harness = out(Termination::Exited { code: 2 }, "harness error: bad plan");
+        assert_eq!(
+            kind(&harness, false).unwrap().2,
+            false,
+            "before the candidate ran: the judge's fault"
+        );
+        assert_eq!(
+            kind(&harness, true).unwrap().2,
+            true,
+            "after: possibly the candidate's"
+        );
+        assert_eq!(
+            kind(&out(Termination::Exited { code: 7 }, ""), true)
+                .unwrap()
+                .0,
+            "process_exit"
+        );
+    }
 
     #[test]
     fn image_size_of_this_test_binary() {
