@@ -362,14 +362,12 @@ mod tests {
         );
         assert_eq!(kind(&oom, true).unwrap().0, "memory_limit");
         let harness = out(Termination::Exited { code: 2 }, "harness error: bad plan");
-        assert_eq!(
-            kind(&harness, false).unwrap().2,
-            false,
+        assert!(
+            !kind(&harness, false).unwrap().2,
             "before the candidate ran: the judge's fault"
         );
-        assert_eq!(
+        assert!(
             kind(&harness, true).unwrap().2,
-            true,
             "after: possibly the candidate's"
         );
         assert_eq!(
