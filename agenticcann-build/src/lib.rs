@@ -8,6 +8,10 @@
 //! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
 //! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
+//! - [`codegen`]: the generated C headers of the tiling ABI (`agenticcann_tiling.h` per entry,
+//!   `agenticcann_ops.h` per crate), bindgen FFI and the safe `ops` wrapper module.
+//! - [`store`]: kernel store entries (verified against their digests), the user cache, the
+//!   HTTP remote and `agenticcann.lock`.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;
@@ -35,8 +39,11 @@
 //! assert_eq!(op.key().to_string().len(), 64);
 //! ```
 
+pub mod codegen;
+pub mod judge;
 pub mod key;
 pub mod kinds;
 pub mod knowledge;
 pub mod spec;
+pub mod store;
 pub mod suite;

@@ -1,0 +1,186 @@
+//! Store entries on disk: loading verifies every digest, errors name the file, writes are
+//! atomic, and lookup follows the documented order.
+
+use std::path::Path;
+
+use agenticcann_build::key::Key;
+use agenticcann_build::store::{
+    write_entry, Digest, Entry, FieldType, Manifest, Proposer, Provenance, Source, Store,
+    StoreError, TilingField,
+};
+
+const KERNEL: &[u8] = b"// kernel\n";
+const TILING: &[u8] = b"// tiling\n";
+
+fn manifest(key: Key) -> Manifest {
+    Manifest::new(
+        key,
+        Some("op"),
+        Digest::of(KERNEL),
+        Digest::of(TILING),
+        vec![TilingField {
+            name: "n".into(),
+            ty: FieldType::U32,
+        }],
+        Provenance::new(Proposer::Hand),
+    )
+}
+
+fn put(root: &Path, key: Key) -> Entry {
+    write_entry(
+        root,
+        &manifest(key).to_toml_string(),
+        &[("kernel.cpp", KERNEL), ("tiling.cpp", TILING)],
+    )
+    .unwrap()
+}
+
+#[test]
+fn load_verifies_digests_and_names_the_tampered_file() {
+    let root = tempfile::tempdir().unwrap();
+    let key = Key::from_bytes([7; 32]);
+    let e = put(root.path(), key);
+    assert_eq!(e.dir, root.path().join(key.to_hex()));
+    let again = Entry::load(&e.dir).unwrap();
+    assert_eq!(again, e);
+    assert_eq!(
+        again.manifest_digest,
+        Digest::of(&std::fs::read(e.manifest_path()).unwrap())
+    );
+
+    std::fs::write(e.kernel_path(), b"// kernel, edited\n").unwrap();
+    let err = Entry::load(&e.dir).unwrap_err();
+    match &err {
+        StoreError::DigestMismatch {
+            path,
+            expected,
+            actual,
+        } => {
+            assert_eq!(path, &e.kernel_path());
+            assert_eq!(*expected, Digest::of(KERNEL));
+            assert_eq!(*actual, Digest::of(b"// kernel, edited\n"));
+        }
+        other => panic!("{other}"),
+    }
+    let text = err.to_string();
+    assert!(
+        text.contains(&e.kernel_path().display().to_string()),
+        "{text}"
+    );
+    assert!(
+        text.contains("never rebuilds a changed entry silently"),
+        "{text}"
+    );
+
+    std::fs::remove_file(e.kernel_path()).unwrap();
+    let err = Entry::load(&e.dir).unwrap_err();
+    assert!(
+        matches!(err, StoreError::MissingFile { ref file, .. } if file == "kernel.cpp"),
+        "{err}"
+    );
+}
+
+#[test]
+fn key_must_match_the_folder_and_the_spec() {
+    let root = tempfile::tempdir().unwrap();
+    let key = Key::from_bytes([1; 32]);
+    let e = put(root.path(), key);
+    let other = Key::from_bytes([2; 32]);
+    let err = Entry::load_with_key(&e.dir, &other).unwrap_err();
+    assert!(
+        matches!(err, StoreError::KeyMismatch { expected, actual, .. } if expected == other && actual == key)
+    );
+
+    let not_a_key = root.path().join("rms_norm");
+    std::fs::create_dir(&not_a_key).unwrap();
+    assert!(matches!(
+        Entry::load(&not_a_key).unwrap_err(),
+        StoreError::NotAnEntry { .. }
+    ));
+}
+
+#[test]
+fn write_entry_rejects_files_that_do_not_match_and_leaves_nothing_behind() {
+    let root = tempfile::tempdir().unwrap();
+    let key = Key::from_bytes([3; 32]);
+    let err = write_entry(
+        root.path(),
+        &manifest(key).to_toml_string(),
+        &[("kernel.cpp", b"other"), ("tiling.cpp", TILING)],
+    )
+    .unwrap_err();
+    assert!(matches!(err, StoreError::DigestMismatch { .. }), "{err}");
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn concurrent_writers_of_one_key_leave_one_valid_entry() {
+    let root = tempfile::tempdir().unwrap();
+    let key = Key::from_bytes([4; 32]);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| put(root.path(), key));
+        }
+    });
+    let names: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec![key.to_hex()]);
+    Entry::load(&root.path().join(key.to_hex())).unwrap();
+}
+
+#[test]
+fn lookup_order_crate_then_cache_and_a_bad_crate_entry_is_an_error() {
+    let crate_dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let env = |name: &str| match name {
+        "AGENTICCANN_CACHE_DIR" => Some(cache.path().display().to_string()),
+        _ => None,
+    };
+    let store = Store::from_env(
+        crate_dir.path().to_path_buf(),
+        Path::new("/nonexistent"),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(store.user_cache, cache.path());
+    assert!(store.remote.is_none());
+
+    let key = Key::from_bytes([5; 32]);
+    assert!(store.lookup(&key).unwrap().is_none());
+    put(cache.path(), key);
+    assert_eq!(
+        store.lookup(&key).unwrap().unwrap().source,
+        Source::UserCache
+    );
+    let in_crate = put(crate_dir.path(), key);
+    assert_eq!(
+        store.lookup(&key).unwrap().unwrap().source,
+        Source::CrateKernels
+    );
+
+    // A tampered crate entry does not fall through to the (intact) cached one.
+    std::fs::write(in_crate.tiling_path(), b"// edited").unwrap();
+    let err = store.lookup(&key).unwrap_err();
+    assert!(
+        matches!(err, StoreError::DigestMismatch { ref path, .. } if *path == in_crate.tiling_path())
+    );
+}
+
+#[test]
+fn offline_builds_no_remote_client() {
+    let env = |name: &str| match name {
+        "AGENTICCANN_REMOTE" => Some("http://127.0.0.1:1".to_string()),
+        "AGENTICCANN_OFFLINE" => Some("1".to_string()),
+        "AGENTICCANN_CACHE_DIR" => Some("/tmp/unused".to_string()),
+        _ => None,
+    };
+    let store = Store::from_env("kernels".into(), Path::new("/tmp"), &env).unwrap();
+    assert!(store.remote.is_none());
+    let searched = store.searched(&Key::from_bytes([0; 32])).join("\n");
+    assert!(
+        searched.contains("AGENTICCANN_OFFLINE is set"),
+        "{searched}"
+    );
+}
