@@ -84,6 +84,7 @@ kinds! {
     "position_buffers_exceeded", Simulator, "more than 8 buffers of one TPosition allocated at once";
     "ub_misaligned", Simulator, "a UB operand does not start on a 32-byte boundary";
     "ub_out_of_range", Simulator, "an access leaves its operand's buffer (count too large, TBuf::Get too long)";
+    "vector_overlap", Simulator, "a vector destination partially overlaps a source (only exact in-place is allowed)";
     "tensor_not_allocated", Simulator, "a default-constructed LocalTensor was used";
     "tensor_use_after_free", Simulator, "a tensor was used after FreeTensor, TPipe::Destroy or Reset";
     "ub_uninitialized_read", Simulator, "never-written UB (e.g. DataCopyPad pad lanes) copied to GM or read by GetValue";
@@ -104,6 +105,7 @@ kinds! {
     "field_out_of_range", Simulator, "another instruction field out of range (blockCount, blockLen, strides, event id, negative count)";
     "reduce_work_buffer_too_small", Simulator, "ReduceSum/Max/Min work buffer below the required size";
     "flag_wait_deadlock", Simulator, "WaitFlag with no earlier SetFlag of the same event and id";
+    "flag_set_twice", Simulator, "SetFlag of an event id that is still set (not yet waited); the second WaitFlag would hang";
     "flag_unpaired", Simulator, "SetFlag never waited before the kernel ends";
     "block_dim_invalid", Simulator, "blockDim 0 or above the SoC maximum";
     "kernel_exception", Simulator, "the kernel threw a C++ exception";

@@ -12,7 +12,6 @@
 //! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
 //! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
-//!
 //! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`,
 //!   `cann`) and [`env`](mod@env) (every environment read announces its `rerun-if-env-changed`).
 //!
@@ -125,6 +124,7 @@
 mod builder;
 pub mod codegen;
 pub mod env;
+pub mod judge;
 pub mod key;
 pub mod kinds;
 pub mod knowledge;

@@ -207,6 +207,7 @@ fn outside_a_build_script_missing_settings_are_named() {
     let e = Builder::new()
         .cargo_metadata(false)
         .manifest_dir(f.root())
+        .env_override("OUT_DIR", None)
         .try_build()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Env);
@@ -218,7 +219,8 @@ fn outside_a_build_script_missing_settings_are_named() {
         .out_dir(f.out())
         .cache_dir(f.root().join("cache"))
         .offline(true)
-        .docs_only(false);
+        .docs_only(false)
+        .env_override("DEP_AGENTICCANN_BACKEND", None);
     let e = b.try_build().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Env);
     assert!(

@@ -2,13 +2,13 @@
 //
 // Stable diagnostic kinds (also listed in the crate README):
 //   ub_capacity_exceeded, pipe_buffers_exceeded, position_buffers_exceeded,
-//   ub_misaligned, ub_out_of_range, tensor_not_allocated, tensor_use_after_free,
+//   ub_misaligned, ub_out_of_range, vector_overlap, tensor_not_allocated, tensor_use_after_free,
 //   ub_uninitialized_read, ub_unsynchronized_access,
 //   datacopy_truncated (warning), compare_count_truncated (warning), mask_invalid (warning),
 //   gm_out_of_bounds, queue_alloc_beyond_depth, queue_deque_empty, queue_double_free,
 //   queue_foreign_tensor, queue_enque_wrong_state, queue_enque_beyond_depth,
 //   queue_tensor_not_freed, queue_not_initialized, repeat_out_of_range, field_out_of_range,
-//   reduce_work_buffer_too_small, flag_wait_deadlock, gm_write_race, flag_unpaired, block_dim_invalid,
+//   reduce_work_buffer_too_small, flag_wait_deadlock, flag_set_twice, gm_write_race, flag_unpaired, block_dim_invalid,
 //   kernel_exception, profile_invalid, cost_model_error.
 #include <cstdio>
 #include <string>

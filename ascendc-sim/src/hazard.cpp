@@ -123,7 +123,15 @@ void set_flag(Pipe src, Pipe dst, int32_t event_id, const char* api, const SrcLo
          {{"event_id", double(event_id)}, {"max", 7}});
   }
   SyncKey key = flag_key(src, dst, event_id);
-  c.flags[key.value].push_back(loc);
+  std::deque<SrcLoc>& pending = c.flags[key.value];
+  if (!pending.empty()) {
+    fail("flag_set_twice", api, loc,
+         fmt("SetFlag(%s->%s, event %d) while the same flag, set at %s:%u, has not been waited; the same event id must "
+             "not be set twice in a row (the second WaitFlag would hang)",
+             pipe_name(int(src)), pipe_name(int(dst)), event_id, pending.front().file_name(), pending.front().line()),
+         {{"event_id", double(event_id)}});
+  }
+  pending.push_back(loc);
   sync_signal(c, src, key);
 }
 

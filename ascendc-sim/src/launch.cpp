@@ -30,12 +30,16 @@ namespace {
 std::atomic<uint64_t> g_tiling_key{0};
 std::atomic<uint64_t> g_serial{1};
 
-// UB + shadow storage reused by the cores a host thread runs.
+// UB, shadow and hazard storage reused by the cores a host thread runs. Only the part a
+// previous core could have touched (below its highest buffer, `dirty`) is reset for the
+// next one: the rest is still poisoned, uninitialized and hazard-free.
 struct Arena {
   std::unique_ptr<uint8_t[]> ub_raw, shadow_raw;
   uint8_t* ub = nullptr;
   uint8_t* shadow = nullptr;
   uint32_t bytes = 0;
+  uint32_t dirty = 0;
+  Hazards hz;
   void ensure(uint32_t n) {
     if (bytes >= n) return;
     ub_raw.reset(new uint8_t[n + 64]);
@@ -43,6 +47,11 @@ struct Arena {
     ub = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(ub_raw.get()) + 63) & ~uintptr_t(63));
     shadow = shadow_raw.get();
     bytes = n;
+    dirty = n;
+    size_t nb = (n + 31) / 32;
+    hz.writer.assign(nb, 0xFF);
+    hz.wstamp.assign(nb, 0);
+    for (int q = 0; q < Hazards::kP; q++) hz.rstamp[q].assign(nb, 0);
   }
 };
 
@@ -184,14 +193,22 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   c.ub_bytes = ub_bytes;
   c.rec = rec;
   c.tiling_key = key;
-  std::memset(c.ub, kUbPoison, ub_bytes);
-  std::memset(c.shadow, kUninit, ub_bytes);
-  size_t nb = (ub_bytes + 31) / 32;
-  c.hz.writer.assign(nb, 0xFF);
-  c.hz.wstamp.assign(nb, 0);
+  const uint32_t dirty = std::min(arena.dirty, ub_bytes);
+  std::memset(c.ub, kUbPoison, dirty);
+  std::memset(c.shadow, kUninit, dirty);
+  const size_t db = (dirty + 31) / 32;
+  std::memset(arena.hz.writer.data(), 0xFF, db);
+  std::memset(arena.hz.wstamp.data(), 0, db * sizeof(uint32_t));
   for (int q = 0; q < Hazards::kP; q++) {
-    c.hz.rstamp[q].assign(nb, 0);
-    c.hz.locs[q].reserve(1024);
+    std::memset(arena.hz.rstamp[q].data(), 0, db * sizeof(uint32_t));
+    arena.hz.locs[q].clear();
+  }
+  arena.hz.tokens.clear();
+  c.hz.writer.swap(arena.hz.writer);
+  c.hz.wstamp.swap(arena.hz.wstamp);
+  for (int q = 0; q < Hazards::kP; q++) {
+    c.hz.rstamp[q].swap(arena.hz.rstamp[q]);
+    c.hz.locs[q].swap(arena.hz.locs[q]);
   }
   CoreContext* prev = tl_ctx;
   tl_ctx = &c;
@@ -209,6 +226,14 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
     c.diags.push_back(std::move(d));
   }
   tl_ctx = prev;
+  // Give the storage back to the arena; only [0, ub_high) can differ from the reset state.
+  c.hz.writer.swap(arena.hz.writer);
+  c.hz.wstamp.swap(arena.hz.wstamp);
+  for (int q = 0; q < Hazards::kP; q++) {
+    c.hz.rstamp[q].swap(arena.hz.rstamp[q]);
+    c.hz.locs[q].swap(arena.hz.locs[q]);
+  }
+  arena.dirty = c.ub_high;
   out = std::move(c.diags);
   gm_writes = std::move(c.gm_writes);
   atomics = std::move(c.atomic_writes);

@@ -162,6 +162,7 @@ int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32
     c.bufs.push_back(b);
   }
   p.buffers += num;
+  if (p.cur > c.ub_high) c.ub_high = p.cur;
   c.queues.push_back(std::move(q));
   c.rec->scalar(2);
   return qid;

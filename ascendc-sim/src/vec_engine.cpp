@@ -169,6 +169,27 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
     check_operand(c, o.t, uint32_t(std::min<uint64_t>(lo, o.t.addr)), uint32_t(hi), o.align, o.role, api, loc);
   }
   if (!any) return false;
+  if (is_flat) {
+    // api-reference §4.1: a destination may coincide exactly with a source (in place), but
+    // must not partially overlap one — the NPU reads and writes a repeat at a time, so the
+    // result would depend on the hardware's order.
+    for (int i = 0; i < nops; i++) {
+      if (!ops[i].write) continue;
+      uint64_t dlo = ops[i].t.addr, dhi = dlo + n * ops[i].esize;
+      for (int j = 0; j < nops; j++) {
+        if (ops[j].write) continue;
+        uint64_t slo = ops[j].t.addr, shi = slo + n * ops[j].esize;
+        bool exact = slo == dlo && ops[j].esize == ops[i].esize;
+        if (!exact && slo < dhi && dlo < shi) {
+          fail("vector_overlap", api, loc,
+               fmt("%s UB bytes [%llu, %llu) partially overlap %s bytes [%llu, %llu); only an exact in-place overlap "
+                   "is allowed",
+                   ops[i].role, ull(dlo), ull(dhi), ops[j].role, ull(slo), ull(shi)),
+               {{"dst_offset", double(dlo)}, {"src_offset", double(slo)}});
+        }
+      }
+    }
+  }
   uint32_t stamp = hz_issue(c, Pipe::V, loc);
   for (int pass = 0; pass < 2; pass++) {  // reads first, then writes
     for (int i = 0; i < nops; i++) {

@@ -54,6 +54,15 @@ __aicore__ void ub_out_of_range(GM_ADDR) {
   Duplicate(t, 1.0f, 128);  // expect: ub_out_of_range
 }
 
+__aicore__ void vector_overlap(GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 2048);
+  LocalTensor<float> t = b.Get<float>();
+  Duplicate(t, 1.0f, 512);
+  Adds(t[8], t, 1.0f, 256);  // expect: vector_overlap
+}
+
 __aicore__ void tensor_not_allocated(GM_ADDR) {
   LocalTensor<half> t;
   Duplicate(t, (half)0, 16);  // expect: tensor_not_allocated
@@ -307,6 +316,11 @@ __aicore__ void flag_wait_deadlock(GM_ADDR) {
   WaitFlag<HardEvent::MTE2_V>(1);  // expect: flag_wait_deadlock
 }
 
+__aicore__ void flag_set_twice(GM_ADDR) {
+  SetFlag<HardEvent::MTE2_V>(3);
+  SetFlag<HardEvent::MTE2_V>(3);  // expect: flag_set_twice
+}
+
 __aicore__ void flag_unpaired(GM_ADDR) {
   SetFlag<HardEvent::V_MTE3>(2);  // expect: flag_unpaired
 }
@@ -342,6 +356,7 @@ const Case kCases[] = {
     {"position_buffers_exceeded", position_buffers_exceeded, 1},
     {"ub_misaligned", ub_misaligned, 1},
     {"ub_out_of_range", ub_out_of_range, 1},
+    {"vector_overlap", vector_overlap, 1},
     {"tensor_not_allocated", tensor_not_allocated, 1},
     {"tensor_use_after_free", tensor_use_after_free, 1},
     {"ub_uninitialized_read", ub_uninitialized_read, 1},
@@ -366,6 +381,7 @@ const Case kCases[] = {
     {"field_out_of_range", field_out_of_range, 1},
     {"reduce_work_buffer_too_small", reduce_work_buffer_too_small, 1},
     {"flag_wait_deadlock", flag_wait_deadlock, 1},
+    {"flag_set_twice", flag_set_twice, 1},
     {"flag_unpaired", flag_unpaired, 1},
     {"kernel_exception", kernel_exception, 3},
     {"block_dim_invalid", block_dim_invalid, 0},

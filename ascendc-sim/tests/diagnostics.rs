@@ -14,10 +14,10 @@ fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Builds and runs the bad kernels once; returns (case name -> LaunchResult JSON).
-fn results() -> &'static HashMap<String, Value> {
-    static RESULTS: OnceLock<HashMap<String, Value>> = OnceLock::new();
-    RESULTS.get_or_init(|| {
+/// Builds the bad-kernel program once; returns its path.
+fn program() -> &'static PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_kernels");
         let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
         let lib = Path::new(env!("OUT_DIR")).join("libascendc_sim.a");
@@ -31,17 +31,29 @@ fn results() -> &'static HashMap<String, Value> {
             .status()
             .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
         assert!(status.success(), "building tests/bad_kernels.cpp failed");
-        let run = Command::new(&out)
-            .env("AGENTICCANN_SIM_THREADS", "2")
-            .output()
-            .expect("running bad_kernels");
-        assert!(
-            run.status.success(),
-            "bad_kernels exited with {:?}",
-            run.status
-        );
-        let stdout = String::from_utf8(run.stdout).expect("utf-8 output");
-        stdout
+        out
+    })
+}
+
+/// Runs every bad kernel on `threads` host threads; returns the program's output.
+fn run(threads: &str) -> String {
+    let run = Command::new(program())
+        .env("AGENTICCANN_SIM_THREADS", threads)
+        .output()
+        .expect("running bad_kernels");
+    assert!(
+        run.status.success(),
+        "bad_kernels exited with {:?}",
+        run.status
+    );
+    String::from_utf8(run.stdout).expect("utf-8 output")
+}
+
+/// Runs the bad kernels once; returns (case name -> LaunchResult JSON).
+fn results() -> &'static HashMap<String, Value> {
+    static RESULTS: OnceLock<HashMap<String, Value>> = OnceLock::new();
+    RESULTS.get_or_init(|| {
+        run("2")
             .lines()
             .map(|l| {
                 let v: Value =
@@ -116,6 +128,15 @@ fn every_marked_kernel_reports_its_kind_at_its_line() {
             );
         }
     }
+}
+
+#[test]
+fn results_do_not_depend_on_the_host_thread_count() {
+    assert_eq!(
+        run("1"),
+        run("2"),
+        "diagnostics and reports differ between 1 and 2 host threads"
+    );
 }
 
 #[test]

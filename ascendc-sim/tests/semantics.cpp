@@ -184,6 +184,12 @@ int main() {
     ReduceMax(sf, xf, w.Get<float>(), 2049, true);
     CHECK(sf.GetValue(0) == 1.0f);
   });
+  check("init_global_memory", [](uint8_t* gm) {
+    GlobalTensor<float> g;
+    g.SetGlobalBuffer(reinterpret_cast<float*>(gm), 16);
+    InitGlobalMemory(g, 16, 1.5f);
+    CHECK(g.GetValue(0) == 1.5f && g.GetValue(15) == 1.5f);
+  });
   check("datacopy_truncates_to_32_bytes", [](uint8_t* gm) {
     TPipe pipe;
     TQue<TPosition::VECIN, 1> q;

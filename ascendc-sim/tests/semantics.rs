@@ -30,7 +30,7 @@ fn semantics_checks_pass() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.lines().filter(|l| l.starts_with("ok ")).count() >= 14,
+        text.lines().filter(|l| l.starts_with("ok ")).count() >= 15,
         "{text}"
     );
 }

@@ -9,12 +9,15 @@
 //! - `knowledge show`: the prompt the knowledge base assembles for an op and a phase, with
 //!   its token count and the chunks (ids, digests) used; `knowledge check`: validate the
 //!   knowledge base and its token budgets (see [`knowledge`]).
+//! - `judge`: run the judge (`agenticcann_build::judge`) on entry folders of one op and print
+//!   each evaluation (see [`judge`]).
 //!
 //! Exit status: 0 when every spec is valid, 1 when any is invalid, 2 for usage errors and
 //! workspaces that cannot be loaded (`cargo metadata` failed, unknown `-p` package).
 
 mod check;
 mod cli;
+mod judge;
 mod knowledge;
 mod report;
 mod select;
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         cli::Command::Check(a) => check::run(&a),
         cli::Command::Knowledge(cli::KnowledgeCommand::Show(a)) => knowledge::show(&a),
         cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
+        cli::Command::Judge(a) => judge::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -67,7 +67,7 @@ pub fn packages<'m>(
 
 /// The manifest cargo would use: `--manifest-path`, else the nearest `Cargo.toml` at or
 /// above the current directory.
-fn current_manifest(manifest: &clap_cargo::Manifest) -> Result<PathBuf> {
+pub fn current_manifest(manifest: &clap_cargo::Manifest) -> Result<PathBuf> {
     if let Some(p) = &manifest.manifest_path {
         return Ok(p.clone());
     }

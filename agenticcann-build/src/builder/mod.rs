@@ -44,6 +44,7 @@ pub struct Builder {
     pub(crate) flags: Vec<String>,
     pub(crate) lib_name: Option<String>,
     pub(crate) cargo_metadata: Option<bool>,
+    pub(crate) env_overrides: Vec<(String, Option<String>)>,
 }
 
 impl Builder {
@@ -150,6 +151,14 @@ impl Builder {
     /// Print `cargo:` lines (default true; turn off when running outside a build script).
     pub fn cargo_metadata(&mut self, emit: bool) -> &mut Self {
         self.cargo_metadata = Some(emit);
+        self
+    }
+
+    /// Makes reads of the environment variable `name` return `value` instead of the
+    /// process's (`None` hides it), for tools and tests that drive a build outside Cargo.
+    pub fn env_override(&mut self, name: &str, value: Option<&str>) -> &mut Self {
+        self.env_overrides
+            .push((name.to_string(), value.map(str::to_string)));
         self
     }
 

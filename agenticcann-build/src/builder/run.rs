@@ -131,9 +131,13 @@ fn host_triple() -> String {
 
 pub(super) fn run(b: &Builder) -> Result<BuildReport, Error> {
     let emit = b.cargo_metadata.unwrap_or(true);
+    let mut env = Env::process(emit);
+    for (name, value) in &b.env_overrides {
+        env.set(name, value.as_deref());
+    }
     let ctx = Ctx {
         b,
-        env: Env::process(emit),
+        env,
         emit,
         lines: RefCell::new(Vec::new()),
         report: RefCell::new(BuildReport {

@@ -7,7 +7,10 @@
 // Types: float, half, bfloat16_t, int32_t, int16_t, int8_t.
 #pragma once
 
+#include <cstring>
+
 #include "ascendc_sim/core.h"
+#include "ascendc_sim/tensor.h"
 #include "ascendc_sim/types.h"
 
 namespace ascendc_sim {
@@ -36,4 +39,24 @@ inline void SetAtomicMin() {
 }
 inline void SetAtomicNone() { ascendc_sim::ctx("SetAtomicNone").atomic = ascendc_sim::CoreContext::Atomic::None; }
 inline void DisableDmaAtomic() { SetAtomicNone(); }
+
+/// Fills `size` elements of GM with `value` (what kernels do before accumulating into GM
+/// with SetAtomicAdd). Bounds-checked against the host allocation; costed as one MTE3 copy.
+template <typename T>
+inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value,
+                             ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  auto& c = ascendc_sim::ctx("InitGlobalMemory");
+  if (size == 0) return;
+  ascendc_sim::check_gm(gmWorkspaceAddr.addr_, size * sizeof(T), true, "InitGlobalMemory", loc);
+  for (uint64_t i = 0; i < size; i++) std::memcpy(gmWorkspaceAddr.addr_ + i, &value, sizeof(T));
+  ascendc_sim::note_gm_write(c, gmWorkspaceAddr.addr_, size * sizeof(T), "InitGlobalMemory", loc);
+  c.rec->dma(ascendc_sim::Pipe::MTE3, uint64_t(reinterpret_cast<uintptr_t>(gmWorkspaceAddr.addr_)), 1, size * sizeof(T),
+             size * sizeof(T));
+}
+
+/// Tensor dumps of CANN's debug tooling: accepted, nothing is printed.
+template <typename T>
+inline void DumpTensor(const LocalTensor<T>&, uint32_t, uint32_t) {}
+template <typename T>
+inline void DumpTensor(const GlobalTensor<T>&, uint32_t, uint32_t) {}
 }  // namespace AscendC

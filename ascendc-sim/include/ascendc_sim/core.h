@@ -91,6 +91,7 @@ struct CoreContext {
   uint8_t* ub = nullptr;      // ub_bytes, 64-byte aligned
   uint8_t* shadow = nullptr;  // one byte per UB byte: kInit / kUninit
   uint32_t ub_bytes = 0;
+  uint32_t ub_high = 0;       // highest UB byte any buffer reached (bytes above it were never touched)
   cost::CoreRecorder* rec = nullptr;
   uint64_t tiling_key = 0;
 

@@ -1,0 +1,240 @@
+use super::*;
+
+const KERNEL_HEAD: &str = "#include \"kernel_operator.h\"\n#include \"agenticcann_tiling.h\"\n";
+const KERNEL_ENTRY: &str = "extern \"C\" __global__ __aicore__ void AGC_KERNEL(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, AgcTiling tiling) {}\n";
+const TILING_ENTRY: &str = "extern \"C\" int AGC_TILING_FN(const AgcPlatform* p, const uint64_t* d, uint32_t n, AgcTiling* t, uint32_t* b, uint64_t* w) { return 0; }\n";
+
+fn kernel(body: &str) -> Vec<Diagnostic> {
+    let src = format!("{KERNEL_HEAD}{body}\n{KERNEL_ENTRY}");
+    check_source(
+        SourceKind::Kernel,
+        src.as_bytes(),
+        &PolicyLimits::default_for(SourceKind::Kernel),
+    )
+}
+
+fn tiling(body: &str) -> Vec<Diagnostic> {
+    let src = format!("#include \"agenticcann_tiling.h\"\n{body}\n{TILING_ENTRY}");
+    check_source(
+        SourceKind::Tiling,
+        src.as_bytes(),
+        &PolicyLimits::default_for(SourceKind::Tiling),
+    )
+}
+
+/// The single violation's kind and line.
+#[track_caller]
+fn one(v: Vec<Diagnostic>) -> (String, u32) {
+    assert_eq!(v.len(), 1, "{v:#?}");
+    (v[0].kind.clone(), v[0].line.unwrap_or(0))
+}
+
+#[test]
+fn honest_sources_pass() {
+    assert_eq!(kernel("using namespace AscendC;\n__aicore__ inline float f(float a) { return a > 0 ? a : 0; }\n#pragma unroll\n"), vec![]);
+    assert_eq!(
+        tiling("#include <algorithm>\n#include <cstdint>\nstatic uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }\n"),
+        vec![]
+    );
+    // Forbidden names inside comments and strings are text, not code.
+    assert_eq!(
+        kernel("// system(\"rm\")\n/* fork() */ const char* s = \"popen\";"),
+        vec![]
+    );
+}
+
+#[test]
+fn the_simulator_test_kernels_pass_as_written() {
+    // The honest kernels of the simulator's suite, minus their own entry-point lines (they
+    // predate the store's AGC_KERNEL naming): only missing_entry_point / forbidden_extern
+    // may be reported.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ascendc-sim/tests/kernels");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "cpp") {
+            continue;
+        }
+        let src = std::fs::read(&p).unwrap();
+        let v = check_source(
+            SourceKind::Kernel,
+            &src,
+            &PolicyLimits::default_for(SourceKind::Kernel),
+        );
+        let bad: Vec<_> = v
+            .iter()
+            .filter(|d| d.kind != "missing_entry_point" && d.kind != "forbidden_extern")
+            .collect();
+        assert!(bad.is_empty(), "{}: {bad:#?}", p.display());
+        n += 1;
+    }
+    assert!(n >= 10);
+}
+
+#[test]
+fn includes() {
+    assert_eq!(
+        one(kernel("#include <cstdlib>")),
+        ("forbidden_include".into(), 3)
+    );
+    assert_eq!(
+        one(kernel("#include \"../../etc/passwd\"")).0,
+        "forbidden_include"
+    );
+    // Computed include: the macro itself is fine, the include through it is not.
+    assert_eq!(
+        one(kernel("#define H <cstdlib>\n#include H")),
+        ("forbidden_include".into(), 4)
+    );
+    // Digraph spelling of `#`, and splices inside the directive name.
+    assert_eq!(one(kernel("%:include <cstdio>")).0, "forbidden_include");
+    assert_eq!(one(kernel("#inc\\\nlude <cstdio>")).0, "forbidden_include");
+    assert_eq!(
+        one(kernel("#include_next <kernel_operator.h>")).0,
+        "preprocessor_trick"
+    );
+    assert_eq!(one(kernel("#import <x>")).0, "preprocessor_trick");
+    assert_eq!(one(kernel("#embed \"/dev/zero\"")).0, "preprocessor_trick");
+    // Tiling may include its short list, not kernel_operator.h.
+    assert_eq!(
+        one(tiling("#include \"kernel_operator.h\"")).0,
+        "forbidden_include"
+    );
+    assert!(tiling("#include <cmath>\n#include <limits>").is_empty());
+}
+
+#[test]
+fn preprocessor_tricks() {
+    assert_eq!(one(kernel("#line 1 \"other.cpp\"")).0, "preprocessor_trick");
+    assert_eq!(
+        one(kernel("#pragma GCC dependency \"/etc/passwd\"")).0,
+        "preprocessor_trick"
+    );
+    assert_eq!(
+        one(kernel("#pragma push_macro(\"X\")")).0,
+        "preprocessor_trick"
+    );
+    assert_eq!(
+        one(kernel("_Pragma(\"GCC poison x\")")).0,
+        "preprocessor_trick"
+    );
+    assert_eq!(
+        one(kernel("#if __has_include(<cstdlib>)\n#endif")).0,
+        "preprocessor_trick"
+    );
+    assert_eq!(
+        one(kernel(
+            "#define CAT(a, b) a ## b\nint v = CAT(sys, tem)(0);"
+        )),
+        ("token_pasting".into(), 3)
+    );
+    assert_eq!(one(kernel("#define CAT(a, b) a %:%: b")).0, "token_pasting");
+    assert!(kernel("#pragma once\n#pragma GCC unroll 4\n#pragma unroll 8").is_empty());
+}
+
+#[test]
+fn system_calls_even_through_macros() {
+    assert_eq!(
+        one(kernel("void f() { system(\"ls\"); }")),
+        ("forbidden_call".into(), 3)
+    );
+    assert_eq!(
+        one(kernel("#define RUN system\nvoid f() { RUN(\"ls\"); }")),
+        ("forbidden_call".into(), 3)
+    );
+    assert_eq!(
+        one(kernel("void f() { std::fopen(\"x\", \"r\"); }")).0,
+        "forbidden_call"
+    );
+    assert_eq!(one(kernel("void f() { fork(); }")).0, "forbidden_call");
+    assert_eq!(
+        one(kernel("void f() { sys\\\ntem(\"ls\"); }")).0,
+        "forbidden_call"
+    );
+    assert_eq!(one(kernel("int main() { return 0; }")).0, "forbidden_call");
+    assert_eq!(
+        one(kernel("void f() { __libc_system(\"ls\"); }")).0,
+        "reserved_identifier"
+    );
+    assert_eq!(
+        one(kernel("void f() { __builtin_trap(); }")).0,
+        "reserved_identifier"
+    );
+    assert_eq!(
+        one(tiling("void f() { getenv(\"HOME\"); }")).0,
+        "forbidden_call"
+    );
+}
+
+#[test]
+fn asm_heap_exceptions_internals() {
+    assert_eq!(one(kernel("void f() { asm(\"nop\"); }")).0, "inline_asm");
+    assert_eq!(
+        one(kernel("void f() { __asm__ volatile(\"\"); }")).0,
+        "inline_asm"
+    );
+    assert_eq!(
+        one(kernel("void f() { int* p = new int[10]; }")).0,
+        "heap_allocation"
+    );
+    assert_eq!(one(kernel("void f() { malloc(1); }")).0, "heap_allocation");
+    let v = kernel("void f() { try { } catch (...) { throw; } }");
+    assert_eq!(v.len(), 3, "{v:#?}");
+    assert!(v
+        .iter()
+        .all(|d| d.kind == "exceptions" && d.line == Some(3)));
+    assert_eq!(
+        one(kernel("void f() { ascendc_sim::gm::snapshot(); }")).0,
+        "simulator_internals"
+    );
+    assert_eq!(
+        one(kernel("void f() { aclrtMemset(0, 0, 0, 0); }")).0,
+        "simulator_internals"
+    );
+    assert_eq!(
+        one(kernel("namespace AscendC { int GetBlockNum(); }")).0,
+        "forbidden_namespace"
+    );
+    assert_eq!(one(kernel("namespace std { }")).0, "forbidden_namespace");
+}
+
+#[test]
+fn attributes_and_extern() {
+    assert_eq!(
+        one(kernel("__attribute__((constructor)) void f() {}")),
+        ("forbidden_attribute".into(), 3)
+    );
+    assert_eq!(
+        one(kernel("[[gnu::constructor]] void f() {}")).0,
+        "forbidden_attribute"
+    );
+    assert_eq!(
+        one(kernel(
+            "__attribute__((aligned(32), section(\".x\"))) int a;"
+        ))
+        .0,
+        "forbidden_attribute"
+    );
+    assert!(kernel("__attribute__((aligned(32))) int a; [[maybe_unused]] int b;").is_empty());
+    assert_eq!(one(kernel("extern int errno_copy;")).0, "forbidden_extern");
+    assert_eq!(
+        one(kernel("extern \"C\" { void g(); }")).0,
+        "forbidden_extern"
+    );
+    assert_eq!(one(kernel(KERNEL_ENTRY)).0, "forbidden_extern");
+    let v = check_source(
+        SourceKind::Kernel,
+        format!("{KERNEL_HEAD}void f() {{}}\n").as_bytes(),
+        &PolicyLimits::default_for(SourceKind::Kernel),
+    );
+    assert_eq!(one(v).0, "missing_entry_point");
+    assert_eq!(one(kernel("#define AGC_KERNEL other")).0, "abi_macro");
+    assert_eq!(one(kernel("#undef AGC_KERNEL")).0, "abi_macro");
+}
+
+#[test]
+fn lexical_and_size() {
+    assert_eq!(one(kernel("int a = sy\\u0073tem;")).0, "lexical");
+    let big = "int a;\n".repeat(40_000);
+    assert_eq!(one(kernel(&big)).0, "too_large");
+}

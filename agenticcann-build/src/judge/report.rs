@@ -1,0 +1,676 @@
+//! What an evaluation found, as data: [`Evaluation`] (serializes to JSON with serde) and its
+//! concise human rendering ([`Evaluation::render`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// serde helpers: JSON has no NaN or infinity; serde_json writes them as `null`, and they
+/// read back as NaN.
+mod nonfinite {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer};
+
+    pub fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+
+    pub fn map<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
+        Ok(BTreeMap::<String, Option<f64>>::deserialize(d)?
+            .into_iter()
+            .map(|(k, v)| (k, v.unwrap_or(f64::NAN)))
+            .collect())
+    }
+}
+
+/// Every kind of diagnostic the judge itself emits: (name, stage, meaning). Run-stage
+/// diagnostics also carry the simulator's own kinds (`gm_out_of_bounds`, …, listed in
+/// `ascendc-sim/src/diag.cpp`), which are not repeated here.
+pub const KINDS: &[(&str, Stage, &str)] = &[
+    ("too_large", Stage::Policy, "a source file over the size, line or token limit"),
+    ("lexical", Stage::Policy, "a character or literal the policy does not lex (stray backslash, non-ASCII outside comments, unterminated literal)"),
+    ("forbidden_include", Stage::Policy, "an #include of a header outside the allowed list, or through a macro"),
+    ("preprocessor_trick", Stage::Policy, "#line, #include_next, #import, #embed, a #pragma outside the allowlist, _Pragma, __has_include"),
+    ("token_pasting", Stage::Policy, "## token pasting (it can assemble a forbidden name)"),
+    ("inline_asm", Stage::Policy, "asm / __asm__"),
+    ("forbidden_call", Stage::Policy, "a system, process, file, network, environment, clock or thread facility (system, fork, fopen, socket, getenv, ...)"),
+    ("heap_allocation", Stage::Policy, "new, malloc, std containers: no heap on an AI Core"),
+    ("exceptions", Stage::Policy, "try, catch, throw"),
+    ("simulator_internals", Stage::Policy, "the simulator's or AscendCL's host machinery named in a kernel (ascendc_sim, acl*, GmAlloc)"),
+    ("reserved_identifier", Stage::Policy, "a reserved identifier (__x, _X) outside the allowlist (__builtin_*, __libc_*, ...)"),
+    ("forbidden_attribute", Stage::Policy, "an attribute outside the allowlist (constructor, section, alias, ...)"),
+    ("forbidden_extern", Stage::Policy, "an extern other than the entry point"),
+    ("missing_entry_point", Stage::Policy, "no extern \"C\" AGC_KERNEL / AGC_TILING_FN entry point"),
+    ("forbidden_namespace", Stage::Policy, "reopening namespace std or AscendC"),
+    ("abi_macro", Stage::Policy, "#define / #undef of the generated header's AGC_* names"),
+    ("unknown_api", Stage::Compile, "a name the toolkit does not declare"),
+    ("no_matching_function", Stage::Compile, "a call whose arguments match no overload"),
+    ("wrong_template_args", Stage::Compile, "template arguments that do not fit"),
+    ("type_mismatch", Stage::Compile, "a value of one type where another is required"),
+    ("syntax", Stage::Compile, "the source does not parse"),
+    ("static_assert", Stage::Compile, "a static_assert of the API fired (unsupported dtype or Cast pair)"),
+    ("signature_mismatch", Stage::Compile, "the entry point or tiling function does not have the ABI's signature"),
+    ("linker", Stage::Compile, "undefined or duplicate symbols at link time"),
+    ("compiler_limit", Stage::Compile, "the compiler hit its time or memory limit"),
+    ("other", Stage::Compile, "any other compiler failure"),
+    ("pch_unavailable", Stage::Compile, "(warning) the precompiled header could not be built; compiled without it"),
+    ("tiling_rejected", Stage::Run, "the tiling function returned non-zero for a shape"),
+    ("tiling_block_dim", Stage::Run, "the tiling function chose a block_dim outside [1, max_block_dim]"),
+    ("workspace_too_large", Stage::Run, "the tiling function asked for more workspace than allowed"),
+    ("launch_error", Stage::Run, "the launch failed without a simulator diagnostic"),
+    ("timeout", Stage::Run, "the run exceeded its wall-clock limit (a hang)"),
+    ("cpu_limit", Stage::Run, "the run exceeded its CPU-time limit"),
+    ("memory_limit", Stage::Run, "the run exceeded its memory limit (allocation failed, image too large)"),
+    ("output_limit", Stage::Run, "the run wrote more than its output limit"),
+    ("crash", Stage::Run, "the process died by a signal (SIGSEGV, SIGABRT, ...)"),
+    ("process_exit", Stage::Run, "the process exited before finishing its plan"),
+    ("harness_error", Stage::Run, "the judge's harness could not read what the run left (unexpected output shape, unreadable records)"),
+    ("guard_overwritten", Stage::Run, "bytes just past a tensor changed: a write past its end behind the API's back"),
+    ("wrong_result", Stage::Verify, "an output differs from the reference beyond tolerance"),
+    ("nonfinite_mismatch", Stage::Verify, "NaN or Inf where the reference is finite, or the reverse"),
+    ("constant_output", Stage::Verify, "an output is one constant value where the reference varies"),
+    ("unwritten_output", Stage::Verify, "output elements still hold the poison pattern"),
+    ("normwise_error", Stage::Verify, "the normwise relative error exceeds max(10·rtol, 8·eps): small-magnitude garbage under atol"),
+    ("input_modified", Stage::Verify, "an input changed during the run"),
+    ("below_roofline_floor", Stage::Profile, "modelled time below the op's HBM roofline floor"),
+    ("too_few_bytes", Stage::Profile, "fewer bytes moved than the tensors hold: results made outside the simulated data path"),
+    ("impossible_speedup", Stage::Profile, "faster than a reference by more than the plausible factor"),
+];
+
+/// The stage of the judge that produced a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The source policy, before any compiler ran.
+    Policy,
+    /// Compiling and linking the candidate with the harness.
+    Compile,
+    /// Running the harness process: tiling, launch, simulator diagnostics, limits.
+    Run,
+    /// Comparing outputs with the golden outputs; input integrity.
+    Verify,
+    /// Checking the cost-model profile for plausibility.
+    Profile,
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Recorded; does not by itself reject the candidate.
+    Warning,
+    /// Rejects the candidate.
+    Error,
+}
+
+/// One finding, structured so that the knowledge base can route on `kind`.
+///
+/// Kinds by stage (stable snake_case identifiers; new ones may be added):
+/// - policy: `too_large`, `lexical`, `forbidden_include`, `preprocessor_trick`,
+///   `token_pasting`, `inline_asm`, `forbidden_call`, `heap_allocation`, `exceptions`,
+///   `threads`, `simulator_internals`, `reserved_identifier`, `forbidden_attribute`,
+///   `forbidden_extern`, `missing_entry_point`, `forbidden_namespace`, `abi_macro`.
+/// - compile (see [`super::compile::ErrorKind`]): `unknown_api`, `no_matching_function`,
+///   `wrong_template_args`, `type_mismatch`, `syntax`, `static_assert`,
+///   `signature_mismatch`, `linker`, `compiler_limit`, `other`.
+/// - run: every simulator diagnostic kind (`gm_out_of_bounds`, `ub_capacity_exceeded`,
+///   …), and `tiling_rejected`, `tiling_block_dim`, `workspace_too_large`, `launch_error`,
+///   `timeout`, `cpu_limit`, `memory_limit`, `output_limit`, `crash`, `harness_error`,
+///   `guard_overwritten`, `process_exit`.
+/// - verify: `wrong_result`, `nonfinite_mismatch`, `constant_output`, `unwritten_output`,
+///   `normwise_error`, `input_modified`.
+/// - profile: `below_roofline_floor`, `too_few_bytes`, `impossible_speedup`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The stage that found it.
+    pub stage: Stage,
+    /// Stable snake_case identifier (see above).
+    pub kind: String,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One readable sentence.
+    pub message: String,
+    /// Source file (`kernel.cpp`, `tiling.cpp`) when the finding points into one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Index into [`Evaluation::shapes`] when the finding is about one shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<usize>,
+    /// The numbers involved, by name.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "nonfinite::map"
+    )]
+    pub numbers: BTreeMap<String, f64>,
+    /// Supporting lines (trimmed compiler output, the offending source line).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error of `kind` found by `stage`.
+    pub fn error(stage: Stage, kind: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            stage,
+            kind: kind.to_string(),
+            severity: Severity::Error,
+            message: message.into(),
+            file: None,
+            line: None,
+            shape: None,
+            numbers: BTreeMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A warning of `kind` found by `stage`.
+    pub fn warning(stage: Stage, kind: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(stage, kind, message)
+        }
+    }
+
+    /// Sets the source location.
+    pub fn at(mut self, file: &str, line: u32) -> Diagnostic {
+        self.file = Some(file.to_string());
+        self.line = (line > 0).then_some(line);
+        self
+    }
+
+    /// Sets the shape index.
+    pub fn for_shape(mut self, shape: usize) -> Diagnostic {
+        self.shape = Some(shape);
+        self
+    }
+
+    /// Adds a named number.
+    pub fn number(mut self, name: &str, value: f64) -> Diagnostic {
+        self.numbers.insert(name.to_string(), value);
+        self
+    }
+
+    /// Adds a supporting line.
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// `error[kind] file:line: message` (with the shape index when set).
+    pub fn headline(&self) -> String {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut s = format!("{sev}[{}]", self.kind);
+        if let Some(f) = &self.file {
+            let _ = write!(s, " {f}");
+            if let Some(l) = self.line {
+                let _ = write!(s, ":{l}");
+            }
+        }
+        if let Some(i) = self.shape {
+            let _ = write!(s, " (shape #{i})");
+        }
+        let _ = write!(s, ": {}", self.message);
+        s
+    }
+}
+
+/// The verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The source policy rejected the candidate; no compiler ran.
+    Rejected,
+    /// The candidate did not compile or link.
+    CompileError,
+    /// Running failed: a simulator diagnostic, the tiling function, a crash, a limit.
+    RuntimeError,
+    /// It ran, but an output (or an input's integrity) is wrong on some shape.
+    WrongResult,
+    /// Correct on every shape. See [`Evaluation::suspect_performance`]: a verified
+    /// candidate with a suspect profile is not accepted.
+    Verified,
+}
+
+impl Outcome {
+    /// The lowercase label used in reports (`verified`, `wrong result`, …).
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Rejected => "rejected by policy",
+            Outcome::CompileError => "compile error",
+            Outcome::RuntimeError => "runtime error",
+            Outcome::WrongResult => "wrong result",
+            Outcome::Verified => "verified",
+        }
+    }
+}
+
+/// Why a shape is in the verification set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ShapeOrigin {
+    /// Declared in the spec's `shapes`.
+    Declared,
+    /// A shape the candidate never saw (`reason`: `one`, `tail`, `not_divisible`, `odd`,
+    /// `zero`, `unaligned`).
+    HeldOut {
+        /// Which rule made it.
+        reason: String,
+    },
+    /// A declared shape with ill-conditioned inputs (`scenario`: `wide`, `large`,
+    /// `offset`, `negative`, `constant`).
+    Stress {
+        /// The input scenario.
+        scenario: String,
+    },
+}
+
+impl ShapeOrigin {
+    fn label(&self) -> String {
+        match self {
+            ShapeOrigin::Declared => "declared".into(),
+            ShapeOrigin::HeldOut { reason } => format!("held-out {reason}"),
+            ShapeOrigin::Stress { scenario } => format!("stress {scenario}"),
+        }
+    }
+}
+
+/// What happened on one shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeStatus {
+    /// Every output within tolerance, inputs unchanged.
+    Passed,
+    /// Ran, but wrong (see the diagnostics for this shape).
+    Failed,
+    /// The launch or the tiling failed, or the process died on this shape.
+    Error,
+    /// Never ran (the process died on an earlier shape, or an earlier stage failed).
+    NotRun,
+    /// Zero elements: the launch is skipped by contract (no tiling call, no kernel); or an
+    /// empty input with non-empty outputs that the tiling function declined (a warning).
+    SkippedEmpty,
+}
+
+/// Error metrics of one output on one shape (compared in f64 against the golden output
+/// rounded to the output's dtype).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputMetrics {
+    /// The output's name.
+    pub name: String,
+    /// Elements compared.
+    pub elements: u64,
+    /// Elements outside tolerance (`|out - golden| > atol + rtol·|golden|`, or NaN/Inf not
+    /// at the same positions).
+    pub mismatches: u64,
+    /// Of the mismatches, elements where exactly one of output/golden is NaN or ±Inf, or
+    /// the infinities differ.
+    pub nonfinite_mismatches: u64,
+    /// Elements still holding the poison pattern written before the launch.
+    pub unwritten: u64,
+    /// Largest |out - golden| over finite pairs.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub max_abs_err: f64,
+    /// Largest |out - golden| / |golden| over finite pairs with golden ≠ 0.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub max_rel_err: f64,
+    /// Mean of |out - golden| / (|golden| + 1e-7) over finite pairs (MERE, field cases C.1).
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub mere: f64,
+    /// ‖out − golden‖₂ / ‖golden‖₂ over finite pairs (0 when the golden norm is 0).
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub norm_rel_err: f64,
+    /// The tolerance applied.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub atol: f64,
+    /// The tolerance applied.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub rtol: f64,
+    /// Per-element slack added to the tolerance for the conditioning of the reference on
+    /// these inputs (largest over the elements; 0 except for stress shapes).
+    #[serde(default, deserialize_with = "nonfinite::f64")]
+    pub max_slack: f64,
+    /// The first mismatching element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_mismatch: Option<Mismatch>,
+}
+
+/// One element that is outside tolerance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Row-major multi-index.
+    pub index: Vec<usize>,
+    /// The output's value.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub got: f64,
+    /// The golden value.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub want: f64,
+}
+
+/// The cost model's account of one shape, and the judge's plausibility checks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShapeProfile {
+    /// Modelled kernel time, µs (median over repeats; the model is deterministic).
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub time_us: f64,
+    /// The model's own floor for the bytes the kernel moved, µs.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub floor_us: f64,
+    /// The judge's floor: the op's minimal bytes (every input read once, every output
+    /// written once) at the profile's peak HBM bandwidth, plus launch overhead, µs.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub min_floor_us: f64,
+    /// `min_floor_us / time_us`: the fraction of the roofline reached (≤ 1 for an honest
+    /// kernel).
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub roofline_fraction: f64,
+    /// The pipe that bounds the kernel (`MTE2`, `V`, `MTE3`, `scalar`, `launch`).
+    pub bound: String,
+    /// Bytes moved GM→UB over all cores.
+    pub gm_read_bytes: u64,
+    /// Bytes moved UB→GM over all cores.
+    pub gm_write_bytes: u64,
+    /// GM bytes the op must move at least (sum of input and output sizes).
+    pub min_bytes: u64,
+    /// Blocks launched.
+    pub block_dim: u32,
+}
+
+/// One shape's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShapeResult {
+    /// The named dimensions.
+    pub dims: BTreeMap<String, u64>,
+    /// Why this shape was run.
+    pub origin: ShapeOrigin,
+    /// What happened.
+    pub status: ShapeStatus,
+    /// What the tiling function chose (0 when it did not run).
+    pub block_dim: u32,
+    /// Workspace the tiling function asked for, bytes.
+    pub workspace_bytes: u64,
+    /// Per output error metrics (empty when the shape did not run).
+    pub outputs: Vec<OutputMetrics>,
+    /// The cost-model profile (when the launch succeeded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ShapeProfile>,
+}
+
+/// Which isolation the run process had (what the platform allowed).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Isolation {
+    /// Ran in its own process (always true when a run happened).
+    pub separate_process: bool,
+    /// Resource limits applied with setrlimit (`cpu`, `as`, `fsize`, `core`, `nofile`).
+    pub rlimits: Vec<String>,
+    /// Wall-clock limit enforced by killing the process group.
+    pub wall_timeout: bool,
+    /// A fresh user + network namespace (no network interfaces but loopback-down).
+    pub network_namespace: bool,
+    /// A scratch directory as working directory, deleted afterwards.
+    pub scratch_dir: bool,
+    /// Human-readable notes (why a namespace was not available).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Where time went, milliseconds of wall clock.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Source policy.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub policy_ms: f64,
+    /// Inputs and golden outputs.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub golden_ms: f64,
+    /// Compile and link (including a precompiled-header build when it was missing).
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub compile_ms: f64,
+    /// The harness process.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub run_ms: f64,
+    /// Comparing outputs.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub verify_ms: f64,
+    /// Whole evaluation.
+    #[serde(deserialize_with = "nonfinite::f64")]
+    pub total_ms: f64,
+    /// Whether the kernel compile used a cached precompiled header.
+    pub pch: bool,
+}
+
+/// The judge's verdict on one candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// The op's name.
+    pub op: String,
+    /// The op's content key (64 hex).
+    pub key: String,
+    /// The SoC profile used.
+    pub soc: String,
+    /// `sim` (the only backend the judge runs today).
+    pub backend: String,
+    /// Seed of the inputs (fresh per evaluation unless given).
+    pub seed: u64,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// The profile is implausible (time below the roofline floor, too few bytes moved, an
+    /// impossible speedup): not accepted even when verified.
+    pub suspect_performance: bool,
+    /// Every finding, in stage order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every shape, declared first, then held-out, then stress.
+    pub shapes: Vec<ShapeResult>,
+    /// The isolation the run had.
+    pub isolation: Isolation,
+    /// Where time went.
+    pub timings: Timings,
+}
+
+impl Evaluation {
+    /// Verified and not suspect: the only result the store accepts.
+    pub fn accepted(&self) -> bool {
+        self.outcome == Outcome::Verified && !self.suspect_performance
+    }
+
+    /// The error diagnostics.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    }
+
+    /// The kind of the first error, if any (what the knowledge base routes on).
+    pub fn first_error_kind(&self) -> Option<&str> {
+        self.errors().next().map(|d| d.kind.as_str())
+    }
+
+    /// A concise multi-line report for terminals and logs.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let verdict = match (self.outcome, self.suspect_performance) {
+            (Outcome::Verified, true) => "VERIFIED but SUSPECT performance (not accepted)".into(),
+            (o, _) => o.label().to_uppercase(),
+        };
+        let _ = writeln!(
+            s,
+            "judge {} (key {}…, {}, {}, seed {}): {verdict}",
+            self.op,
+            &self.key[..self.key.len().min(16)],
+            self.soc,
+            self.backend,
+            self.seed
+        );
+        const MAX_DIAGS: usize = 12;
+        for d in self.diagnostics.iter().take(MAX_DIAGS) {
+            let _ = writeln!(s, "  {}", d.headline());
+            for n in d.notes.iter().take(6) {
+                let _ = writeln!(s, "      {n}");
+            }
+        }
+        if self.diagnostics.len() > MAX_DIAGS {
+            let _ = writeln!(
+                s,
+                "  … {} more diagnostics (--message-format json shows all)",
+                self.diagnostics.len() - MAX_DIAGS
+            );
+        }
+        for (i, sh) in self.shapes.iter().enumerate() {
+            let dims: Vec<String> = sh.dims.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let dims = if dims.is_empty() {
+                "(fixed)".to_string()
+            } else {
+                dims.join(",")
+            };
+            let status = match sh.status {
+                ShapeStatus::Passed => "ok",
+                ShapeStatus::Failed => "FAIL",
+                ShapeStatus::Error => "ERROR",
+                ShapeStatus::NotRun => "not run",
+                ShapeStatus::SkippedEmpty => "empty",
+            };
+            let _ = write!(
+                s,
+                "  #{i:<2} {dims:<24} {:<18} {status:<7}",
+                sh.origin.label()
+            );
+            let worst = sh
+                .outputs
+                .iter()
+                .map(|o| (o.max_abs_err, o.max_rel_err))
+                .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+            if !sh.outputs.is_empty() {
+                let _ = write!(s, " abs {:.2e} rel {:.2e}", worst.0, worst.1);
+            }
+            if let Some(p) = &sh.profile {
+                let _ = write!(
+                    s,
+                    "  {:.2} us  roofline {:.2}  {}  blocks {}",
+                    p.time_us, p.roofline_fraction, p.bound, p.block_dim
+                );
+            }
+            s.push('\n');
+        }
+        let iso = &self.isolation;
+        if iso.separate_process {
+            let _ = writeln!(
+                s,
+                "  isolation: separate process, rlimits [{}], wall timeout {}, network namespace {}",
+                iso.rlimits.join(","),
+                if iso.wall_timeout { "yes" } else { "no" },
+                if iso.network_namespace { "yes" } else { "no" }
+            );
+        }
+        for n in &iso.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
+        let t = &self.timings;
+        let _ = writeln!(
+            s,
+            "  time: compile {:.0} ms{}, run {:.0} ms, total {:.0} ms",
+            t.compile_ms,
+            if t.pch { " (cached PCH)" } else { "" },
+            t.run_ms,
+            t.total_ms
+        );
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `Diagnostic::error/warning(Stage::X, "kind"` in the judge's sources names a
+    /// kind of [`KINDS`] with that stage, and so do the compile classes.
+    #[test]
+    fn every_emitted_kind_is_listed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/judge");
+        let mut seen = 0;
+        for f in [
+            "evaluate.rs",
+            "run.rs",
+            "verify.rs",
+            "profile.rs",
+            "compile.rs",
+            "policy/mod.rs",
+        ] {
+            let text = std::fs::read_to_string(dir.join(f)).unwrap();
+            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for part in flat.split("Stage::").skip(1) {
+                let Some((stage, rest)) = part.split_once(',') else {
+                    continue;
+                };
+                let rest = rest.trim_start();
+                let Some(lit) = rest.strip_prefix('"') else {
+                    continue;
+                };
+                let Some((kind, _)) = lit.split_once('"') else {
+                    continue;
+                };
+                let stage = stage.trim();
+                let entry = KINDS.iter().find(|k| k.0 == kind);
+                assert!(entry.is_some(), "{f}: kind `{kind}` is not in KINDS");
+                assert_eq!(format!("{:?}", entry.unwrap().1), stage, "{f}: `{kind}`");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 20, "{seen}");
+        // Policy violations go through `self.push(line, "kind", message)`.
+        let text = std::fs::read_to_string(dir.join("policy/mod.rs")).unwrap();
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut policy = 0;
+        for part in flat.split("self.push(").skip(1) {
+            let Some((_, rest)) = part.split_once(',') else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let kind = match rest.strip_prefix('"').and_then(|l| l.split_once('"')) {
+                Some((k, _)) => k,
+                // `kind` computed just above: checked through its literal candidates.
+                None => continue,
+            };
+            let entry = KINDS.iter().find(|k| k.0 == kind);
+            assert_eq!(
+                entry.map(|e| e.1),
+                Some(Stage::Policy),
+                "policy kind `{kind}`"
+            );
+            policy += 1;
+        }
+        assert!(policy >= 15, "{policy}");
+        use crate::judge::compile::ErrorKind as E;
+        for k in [
+            E::UnknownApi,
+            E::NoMatchingFunction,
+            E::WrongTemplateArgs,
+            E::TypeMismatch,
+            E::Syntax,
+            E::StaticAssert,
+            E::SignatureMismatch,
+            E::Linker,
+            E::CompilerLimit,
+            E::Other,
+        ] {
+            assert!(
+                KINDS
+                    .iter()
+                    .any(|x| x.0 == k.as_str() && x.1 == Stage::Compile),
+                "{k:?}"
+            );
+        }
+        let mut names: Vec<_> = KINDS.iter().map(|k| k.0).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), KINDS.len(), "duplicate kinds");
+    }
+}

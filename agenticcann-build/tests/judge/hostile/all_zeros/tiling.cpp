@@ -1,0 +1,16 @@
+// Rows split over min(rows, cores) blocks; dims = (rows, cols).
+#include "agenticcann_tiling.h"
+#include <algorithm>
+#include <cstdint>
+
+extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, uint32_t num_dims,
+                             AgcTiling* tiling, uint32_t* block_dim, uint64_t* workspace_bytes) {
+  if (num_dims != 2 || dims[0] == 0 || dims[1] == 0 || dims[0] > UINT32_MAX) return 1;
+  // One row of fp32 in each of 4 queue buffers must fit the Unified Buffer.
+  if (dims[1] * 4 * 4 + 4096 > platform->ub_bytes) return 2;
+  tiling->rows = static_cast<uint32_t>(dims[0]);
+  tiling->cols = static_cast<uint32_t>(dims[1]);
+  *block_dim = static_cast<uint32_t>(std::min<uint64_t>(dims[0], platform->aiv_cores));
+  *workspace_bytes = 0;
+  return 0;
+}

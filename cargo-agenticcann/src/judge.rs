@@ -1,0 +1,109 @@
+//! `cargo agenticcann judge`: the judge on entry folders, for people and machines.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agenticcann_build::judge::{evaluate_many, Candidate, EvalOptions};
+use agenticcann_build::spec::Spec;
+use anyhow::{bail, Context, Result};
+
+use crate::cli::{JudgeArgs, MessageFormat};
+use crate::select;
+
+/// Runs `judge`; the exit code is 0 when every candidate is accepted, 1 otherwise.
+///
+/// # Errors
+/// The manifest cannot be read or has no op of that name; the judge cannot run (exit 2).
+pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
+    let manifest = select::current_manifest(&args.manifest)?;
+    let spec = Spec::from_manifest_path(&manifest)
+        .with_context(|| format!("invalid operator specs in {}", manifest.display()))?
+        .with_context(|| {
+            format!(
+                "{} has no [package.metadata.agenticcann]",
+                manifest.display()
+            )
+        })?;
+    let Some(op) = spec.op(&args.op) else {
+        let names: Vec<&str> = spec.ops.iter().map(|o| o.name.as_str()).collect();
+        bail!(
+            "no op `{}` in {} (ops: {})",
+            args.op,
+            manifest.display(),
+            names.join(", ")
+        );
+    };
+    let mut options = EvalOptions {
+        seed: args.seed,
+        keep_scratch: args.keep_scratch,
+        ..EvalOptions::default()
+    };
+    options.run_limits.wall = Duration::from_secs(args.timeout);
+    if let Some(j) = args.jobs {
+        options.jobs = j;
+    }
+    // Entries that cannot be read are reported in place; the others are judged together.
+    let loaded: Vec<Result<Candidate, String>> = args
+        .dirs
+        .iter()
+        .map(|d| {
+            Candidate::load(d, op)
+                .map(|(c, _)| c)
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let items: Vec<_> = loaded
+        .iter()
+        .filter_map(|c| c.as_ref().ok())
+        .map(|c| (op, c))
+        .collect();
+    let mut evaluations = evaluate_many(&items, &options).into_iter();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut accepted = 0usize;
+    for (dir, c) in args.dirs.iter().zip(&loaded) {
+        let dir_text = dir.display().to_string();
+        let result = match c {
+            Err(e) => Err(e.clone()),
+            Ok(_) => match evaluations.next().expect("one evaluation per candidate") {
+                Ok(ev) => Ok(ev),
+                // The judge itself cannot run: no verdict for anyone.
+                Err(e) => return Err(anyhow::Error::new(e).context("the judge cannot run")),
+            },
+        };
+        match (&result, args.message_format) {
+            (Ok(ev), MessageFormat::Human) => {
+                writeln!(out, "{dir_text}:")?;
+                write!(out, "{}", ev.render())?;
+            }
+            (Err(e), MessageFormat::Human) => writeln!(out, "{dir_text}: error: {e}")?,
+            (Ok(ev), MessageFormat::Json) => writeln!(
+                out,
+                "{}",
+                serde_json::json!({ "dir": dir_text, "evaluation": ev })
+            )?,
+            (Err(e), MessageFormat::Json) => writeln!(
+                out,
+                "{}",
+                serde_json::json!({ "dir": dir_text, "error": e })
+            )?,
+        }
+        if result.as_ref().is_ok_and(|ev| ev.accepted()) {
+            accepted += 1;
+        }
+    }
+    out.flush()?;
+    let n = args.dirs.len();
+    eprintln!(
+        "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",
+        if n == 1 { "" } else { "s" },
+        op.name,
+        n - accepted
+    );
+    Ok(if accepted == n {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
