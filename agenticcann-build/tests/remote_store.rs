@@ -213,3 +213,36 @@ fn concurrent_builds_sharing_one_cache_dir_do_not_corrupt_it() {
         Entry::load(&cache.path().join(n)).unwrap();
     }
 }
+
+#[test]
+fn credentials_in_the_url_are_sent_as_basic_auth_and_never_shown() {
+    let server = Nginx::start_with(Some(("builder", "s3cret")));
+    let host = server.url().trim_start_matches("http://").to_string();
+    let with = format!("http://builder:s3cret@{host}");
+    let remote = Remote::new(&with, RemoteOptions::default()).unwrap();
+    let e = Entry::load(&fixture_src().join("kernels").join(ADD_F32)).unwrap();
+    remote.push(&e).unwrap();
+    assert!(remote.fetch(&key(ADD_F32)).unwrap().is_some());
+
+    let anonymous = Remote::new(&server.url(), RemoteOptions::default()).unwrap();
+    match anonymous.fetch(&key(ADD_F32)).unwrap_err() {
+        RemoteError::Status { status, .. } => assert_eq!(status, 401),
+        other => panic!("{other}"),
+    }
+    let wrong = Remote::new(
+        &format!("http://builder:nope@{host}"),
+        RemoteOptions::default(),
+    )
+    .unwrap();
+    let e = wrong.fetch(&key(ADD_F32)).unwrap_err().to_string();
+    assert!(e.contains("HTTP 401") && !e.contains("nope"), "{e}");
+
+    let f = remote_only(&["add_f32"]);
+    let r = f.builder().remote(Some(&with)).try_build().unwrap();
+    assert_eq!(r.ops[0].source, Some(Source::Remote(server.url())));
+    assert!(
+        r.warnings.iter().all(|w| !w.contains("s3cret")),
+        "{:?}",
+        r.warnings
+    );
+}

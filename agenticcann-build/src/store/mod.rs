@@ -121,7 +121,10 @@ impl Store {
             (None, _) => (None, Some("AGENTICCANN_REMOTE is not set".to_string())),
             (Some(u), true) => (
                 None,
-                Some(format!("remote {u} not asked: AGENTICCANN_OFFLINE is set")),
+                Some(format!(
+                    "remote {} not asked: AGENTICCANN_OFFLINE is set",
+                    remote::split_credentials(u.trim()).0
+                )),
             ),
             (Some(u), false) => (Some(Remote::new(&u, RemoteOptions::default())?), None),
         };

@@ -121,7 +121,11 @@ pub struct FetchedEntry {
 
 /// A client of one remote store.
 pub struct Remote {
+    /// The base URL without credentials (used in requests and every message).
     base: String,
+    /// User and password from the URL, sent as basic auth.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    auth: Option<(String, Option<String>)>,
     #[cfg(feature = "remote")]
     client: reqwest::blocking::Client,
 }
@@ -129,6 +133,26 @@ pub struct Remote {
 impl std::fmt::Debug for Remote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Remote").field("base", &self.base).finish()
+    }
+}
+
+/// Splits `scheme://user:password@host/…` into the URL without credentials and the
+/// credentials (sent as given, without percent-decoding).
+pub(crate) fn split_credentials(url: &str) -> (String, Option<(String, Option<String>)>) {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (url.to_string(), None);
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let creds = match userinfo.split_once(':') {
+                Some((u, p)) => (u.to_string(), Some(p.to_string())),
+                None => (userinfo.to_string(), None),
+            };
+            (format!("{scheme}://{host}{path}"), Some(creds))
+        }
+        None => (url.to_string(), None),
     }
 }
 
@@ -155,12 +179,13 @@ impl Remote {
     /// [`RemoteError::InvalidUrl`] for anything but an http(s) URL,
     /// [`RemoteError::Disabled`] without the `remote` feature.
     pub fn new(url: &str, options: RemoteOptions) -> Result<Remote, RemoteError> {
-        let trimmed = url.trim().trim_end_matches('/');
+        let (plain, auth) = split_credentials(url.trim());
+        let trimmed = plain.trim_end_matches('/');
         if !(trimmed.starts_with("http://") || trimmed.starts_with("https://"))
             || trimmed.len() <= "https://".len()
         {
             return Err(RemoteError::InvalidUrl {
-                url: url.to_string(),
+                url: trimmed.to_string(),
                 message: "expected http://host[:port][/prefix] or https://…".into(),
             });
         }
@@ -172,24 +197,25 @@ impl Remote {
                 .user_agent(concat!("agenticcann-build/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .map_err(|e| RemoteError::InvalidUrl {
-                    url: url.to_string(),
+                    url: trimmed.to_string(),
                     message: chain(&e),
                 })?;
             Ok(Remote {
                 base: trimmed.to_string(),
+                auth,
                 client,
             })
         }
         #[cfg(not(feature = "remote"))]
         {
-            let _ = options;
+            let _ = (options, auth);
             Err(RemoteError::Disabled {
-                url: url.to_string(),
+                url: trimmed.to_string(),
             })
         }
     }
 
-    /// The base URL without a trailing `/`.
+    /// The base URL without a trailing `/` and without credentials.
     pub fn url(&self) -> &str {
         &self.base
     }
@@ -295,17 +321,27 @@ impl Remote {
     }
 
     #[cfg(feature = "remote")]
+    fn with_auth(
+        &self,
+        rb: reqwest::blocking::RequestBuilder,
+    ) -> reqwest::blocking::RequestBuilder {
+        match &self.auth {
+            Some((user, password)) => rb.basic_auth(user, password.as_deref()),
+            None => rb,
+        }
+    }
+
+    #[cfg(feature = "remote")]
     fn get(&self, url: &str) -> Result<Option<Vec<u8>>, RemoteError> {
         use std::io::Read;
-        let resp = self
-            .client
-            .get(url)
-            .send()
-            .map_err(|e| RemoteError::Unreachable {
-                action: "GET",
-                url: url.to_string(),
-                message: chain(&e),
-            })?;
+        let resp =
+            self.with_auth(self.client.get(url))
+                .send()
+                .map_err(|e| RemoteError::Unreachable {
+                    action: "GET",
+                    url: url.to_string(),
+                    message: chain(&e),
+                })?;
         let status = resp.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
@@ -340,15 +376,14 @@ impl Remote {
 
     #[cfg(feature = "remote")]
     fn head(&self, url: &str) -> Result<bool, RemoteError> {
-        let resp = self
-            .client
-            .head(url)
-            .send()
-            .map_err(|e| RemoteError::Unreachable {
-                action: "HEAD",
-                url: url.to_string(),
-                message: chain(&e),
-            })?;
+        let resp =
+            self.with_auth(self.client.head(url))
+                .send()
+                .map_err(|e| RemoteError::Unreachable {
+                    action: "HEAD",
+                    url: url.to_string(),
+                    message: chain(&e),
+                })?;
         match resp.status() {
             s if s.is_success() => Ok(true),
             reqwest::StatusCode::NOT_FOUND => Ok(false),
@@ -362,16 +397,15 @@ impl Remote {
 
     #[cfg(feature = "remote")]
     fn put(&self, url: &str, body: Vec<u8>) -> Result<(), RemoteError> {
-        let resp =
-            self.client
-                .put(url)
-                .body(body)
-                .send()
-                .map_err(|e| RemoteError::Unreachable {
-                    action: "PUT",
-                    url: url.to_string(),
-                    message: chain(&e),
-                })?;
+        let resp = self
+            .with_auth(self.client.put(url))
+            .body(body)
+            .send()
+            .map_err(|e| RemoteError::Unreachable {
+                action: "PUT",
+                url: url.to_string(),
+                message: chain(&e),
+            })?;
         if resp.status().is_success() {
             Ok(())
         } else {
@@ -402,6 +436,30 @@ impl Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_never_reach_messages() {
+        assert_eq!(
+            split_credentials("https://bob:s3cret@cache.example:8080/p"),
+            (
+                "https://cache.example:8080/p".to_string(),
+                Some(("bob".to_string(), Some("s3cret".to_string())))
+            )
+        );
+        assert_eq!(
+            split_credentials("http://h/a@b"),
+            ("http://h/a@b".to_string(), None)
+        );
+        let e = Remote::new("ftp://bob:s3cret@h", RemoteOptions::default()).unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        #[cfg(feature = "remote")]
+        {
+            let r =
+                Remote::new("http://bob:s3cret@127.0.0.1:9/", RemoteOptions::default()).unwrap();
+            assert_eq!(r.url(), "http://127.0.0.1:9");
+            assert!(!format!("{r:?}").contains("s3cret"));
+        }
+    }
 
     #[test]
     fn rejects_non_http_urls() {

@@ -42,6 +42,11 @@ pub fn free_port() -> u16 {
 
 impl Nginx {
     pub fn start() -> Nginx {
+        Nginx::start_with(None)
+    }
+
+    /// With `Some((user, password))`, every request needs that basic auth.
+    pub fn start_with(auth: Option<(&str, &str)>) -> Nginx {
         let bin = nginx_binary();
         let mut last = String::new();
         for _ in 0..5 {
@@ -49,6 +54,14 @@ impl Nginx {
             let port = free_port();
             let d = dir.path();
             std::fs::create_dir_all(d.join("data")).unwrap();
+            let auth_conf = match auth {
+                Some((user, password)) => {
+                    std::fs::write(d.join("htpasswd"), format!("{user}:{{PLAIN}}{password}\n"))
+                        .unwrap();
+                    format!("auth_basic \"agenticcann\";\n      auth_basic_user_file {}/htpasswd;\n      ", d.display())
+                }
+                None => String::new(),
+            };
             let conf = format!(
                 "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
                  error_log {d}/error.log info;\nevents {{ worker_connections 64; }}\n\
@@ -56,7 +69,7 @@ impl Nginx {
                  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  \
                  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
                  server {{\n    listen 127.0.0.1:{port};\n    root {d}/data;\n    \
-                 location / {{\n      dav_methods PUT;\n      create_full_put_path on;\n      \
+                 location / {{\n      {auth_conf}dav_methods PUT;\n      create_full_put_path on;\n      \
                  client_max_body_size 64m;\n    }}\n  }}\n}}\n",
                 d = d.display()
             );
