@@ -157,6 +157,7 @@ pub(crate) fn split_credentials(url: &str) -> (String, Option<(String, Option<St
 }
 
 /// The error chain of `e` on one line: `outer: inner: innermost`.
+#[cfg_attr(not(feature = "remote"), allow(dead_code))]
 pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut cur = e.source();
