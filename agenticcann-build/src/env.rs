@@ -5,7 +5,8 @@
 //! Variables read by [`crate::Builder`] (see the crate docs for their meaning):
 //! `CARGO_MANIFEST_DIR`, `OUT_DIR`, `TARGET`, `HOST`, `NUM_JOBS`, `DOCS_RS`,
 //! `DEP_AGENTICCANN_BACKEND`, `DEP_AGENTICCANN_SIM_INCLUDE`, `DEP_AGENTICCANN_TOOLKIT`,
-//! `AGENTICCANN_CACHE_DIR`, `AGENTICCANN_REMOTE`, `AGENTICCANN_OFFLINE`; the `cc` and
+//! `AGENTICCANN_CACHE_DIR` (else `XDG_CACHE_HOME`, `HOME`), `AGENTICCANN_REMOTE`,
+//! `AGENTICCANN_OFFLINE`; the `cc` and
 //! `cmake` crates read their own (`CXX`, `CXXFLAGS`, …) and print their own rerun lines.
 
 use std::cell::RefCell;

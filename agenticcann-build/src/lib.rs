@@ -86,7 +86,8 @@
 //!   (`ASCEND_TOOLKIT_HOME`, `ASCEND_HOME_PATH`, standard paths). Kernels are built for the
 //!   backend the runtime links.
 //! - `AGENTICCANN_CACHE_DIR` — the user cache (store root); default the platform cache dir
-//!   + `agenticcann/store` (`~/.cache/agenticcann/store` on Linux).
+//!   + `agenticcann/store` (on Linux `$XDG_CACHE_HOME`, else `$HOME/.cache`; both read
+//!   only when `AGENTICCANN_CACHE_DIR` is unset).
 //! - `AGENTICCANN_REMOTE` — `http(s)://host[:port][/prefix]` of a Bazel-HTTP-cache remote
 //!   store; entries fetched from it are verified and written into the user cache.
 //! - `AGENTICCANN_OFFLINE` — any value but `0`/`false`/`no`/`off`: never contact the remote.

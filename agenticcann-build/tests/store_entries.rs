@@ -184,3 +184,25 @@ fn offline_builds_no_remote_client() {
         "{searched}"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn user_cache_dir_follows_the_xdg_rules() {
+    use agenticcann_build::store::user_cache_dir;
+    let env = |xdg: Option<&'static str>, home: Option<&'static str>| {
+        move |name: &str| match name {
+            "XDG_CACHE_HOME" => xdg.map(str::to_string),
+            "HOME" => home.map(str::to_string),
+            _ => None,
+        }
+    };
+    assert_eq!(
+        user_cache_dir(&env(Some("/x/cache"), Some("/home/u"))),
+        Some(Path::new("/x/cache/agenticcann/store").to_path_buf())
+    );
+    assert_eq!(
+        user_cache_dir(&env(Some("relative"), Some("/home/u"))),
+        Some(Path::new("/home/u/.cache/agenticcann/store").to_path_buf())
+    );
+    assert_eq!(user_cache_dir(&env(None, None)), None);
+}

@@ -91,7 +91,22 @@ pub fn user_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     if let Some(dir) = env("AGENTICCANN_CACHE_DIR").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    dirs::cache_dir().map(|d| d.join("agenticcann").join("store"))
+    platform_cache_dir(env).map(|d| d.join("agenticcann").join("store"))
+}
+
+/// The platform cache dir, reading its variables through `env` (so a build script re-runs
+/// when they change): on Linux `$XDG_CACHE_HOME` when absolute, else `$HOME/.cache`; on
+/// other systems the `dirs` crate's answer (after announcing `HOME`).
+fn platform_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if cfg!(target_os = "linux") {
+        env("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))
+    } else {
+        let _ = env("HOME");
+        dirs::cache_dir()
+    }
 }
 
 impl Store {
