@@ -219,6 +219,8 @@ cases! {
     hostile_system_call => "hostile/system_call",
     hostile_token_pasting_system => "hostile/token_pasting_system",
     hostile_write_past_output => "hostile/write_past_output",
+    hostile_ub_phyaddr_loop => "hostile/ub_phyaddr_loop",
+    hostile_memset_output => "hostile/memset_output",
 }
 
 #[test]

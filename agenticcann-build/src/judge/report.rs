@@ -32,7 +32,7 @@ pub const KINDS: &[(&str, Stage, &str)] = &[
     ("too_large", Stage::Policy, "a source file over the size, line or token limit"),
     ("lexical", Stage::Policy, "a character or literal the policy does not lex (stray backslash, non-ASCII outside comments, unterminated literal)"),
     ("forbidden_include", Stage::Policy, "an #include of a header outside the allowed list, or through a macro"),
-    ("preprocessor_trick", Stage::Policy, "#line, #include_next, #import, #embed, a #pragma outside the allowlist, _Pragma, __has_include"),
+    ("preprocessor_trick", Stage::Policy, "#line, #include_next, #import, #embed, a #pragma outside the allowlist, _Pragma, __has_include, #define before an #include"),
     ("token_pasting", Stage::Policy, "## token pasting (it can assemble a forbidden name)"),
     ("inline_asm", Stage::Policy, "asm / __asm__"),
     ("forbidden_call", Stage::Policy, "a system, process, file, network, environment, clock or thread facility (system, fork, fopen, socket, getenv, ...)"),
@@ -45,6 +45,9 @@ pub const KINDS: &[(&str, Stage, &str)] = &[
     ("missing_entry_point", Stage::Policy, "no extern \"C\" AGC_KERNEL / AGC_TILING_FN entry point"),
     ("forbidden_namespace", Stage::Policy, "reopening namespace std or AscendC"),
     ("abi_macro", Stage::Policy, "#define / #undef of the generated header's AGC_* names"),
+    ("raw_gm_access", Stage::Policy, "a GM_ADDR indexed, dereferenced, offset, copied or cast other than into GlobalTensor::SetGlobalBuffer; __gm__ outside that cast"),
+    ("raw_pointer", Stage::Policy, "a raw address of GM or UB: GetPhyAddr, __ubuf__, tensor internals, pointer casts, reinterpret_cast, the address of an element or reference, bit_cast, union"),
+    ("bulk_memory", Stage::Policy, "memcpy, memset, memmove, strcpy and the other raw memory functions in a kernel"),
     ("unknown_api", Stage::Compile, "a name the toolkit does not declare"),
     ("no_matching_function", Stage::Compile, "a call whose arguments match no overload"),
     ("wrong_template_args", Stage::Compile, "template arguments that do not fit"),
@@ -603,6 +606,7 @@ mod tests {
             "profile.rs",
             "compile.rs",
             "policy/mod.rs",
+            "policy/raw.rs",
         ] {
             let text = std::fs::read_to_string(dir.join(f)).unwrap();
             let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -626,7 +630,8 @@ mod tests {
         }
         assert!(seen >= 20, "{seen}");
         // Policy violations go through `self.push(line, "kind", message)`.
-        let text = std::fs::read_to_string(dir.join("policy/mod.rs")).unwrap();
+        let text = std::fs::read_to_string(dir.join("policy/mod.rs")).unwrap()
+            + &std::fs::read_to_string(dir.join("policy/raw.rs")).unwrap();
         let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let mut policy = 0;
         for part in flat.split("self.push(").skip(1) {

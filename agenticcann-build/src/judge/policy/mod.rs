@@ -26,13 +26,17 @@
 //!   `constructor`, `section`, `alias`, …);
 //! - has an `extern` other than its entry point (`extern "C" __global__ __aicore__ void
 //!   AGC_KERNEL(` / `extern "C" int AGC_TILING_FN(`), or no entry point;
-//! - defines or undefines the ABI macros (`AGC_*`, `AgcTiling`, `AgcPlatform`).
+//! - defines or undefines the ABI macros (`AGC_*`, `AgcTiling`, `AgcPlatform`), or defines
+//!   or undefines any macro before an `#include` (it would change what the headers mean);
+//! - (kernels) reaches GM or UB memory through a raw pointer instead of the tensor API: see
+//!   [`raw`] for the `raw_gm_access`, `raw_pointer` and `bulk_memory` rules.
 //!
 //! Every identifier is checked wherever it appears — code, macro bodies, `#if` lines — so a
 //! macro cannot spell a forbidden call either (`#define X system` is rejected at `X`'s
 //! definition).
 
 mod lexer;
+mod raw;
 
 use std::collections::BTreeSet;
 
@@ -353,6 +357,7 @@ pub fn check_source(kind: SourceKind, src: &[u8], limits: &PolicyLimits) -> Vec<
         file,
         src_lines: src.split(|&b| b == b'\n').collect(),
         out: Vec::new(),
+        last_include: 0,
         seen: BTreeSet::new(),
     };
     if src.len() > limits.max_bytes {
@@ -398,7 +403,16 @@ pub fn check_source(kind: SourceKind, src: &[u8], limits: &PolicyLimits) -> Vec<
         );
         return c.out;
     }
+    c.last_include = tokens
+        .windows(2)
+        .filter(|w| w[0].is_punct("#") && w[0].line_start && w[1].is_ident("include"))
+        .map(|w| w[0].line)
+        .max()
+        .unwrap_or(0);
     c.check(&tokens);
+    if kind == SourceKind::Kernel {
+        c.raw_memory(&tokens);
+    }
     c.out
 }
 
@@ -407,6 +421,8 @@ struct Checker<'a> {
     file: &'static str,
     src_lines: Vec<&'a [u8]>,
     out: Vec<Diagnostic>,
+    /// Line of the last `#include` (0 = none).
+    last_include: u32,
     /// (line, kind, name) already reported, to report a repeated name once per line.
     seen: BTreeSet<(u32, String)>,
 }
@@ -609,6 +625,13 @@ impl Checker<'_> {
             "if" | "ifdef" | "ifndef" | "elif" | "elifdef" | "elifndef" | "else" | "endif"
             | "error" | "warning" => {}
             "define" | "undef" => {
+                if line < self.last_include {
+                    self.push(
+                        line,
+                        "preprocessor_trick",
+                        format!("`#{}` before an `#include`: macros may not change what the headers mean (put every #include first)", name.text),
+                    );
+                }
                 if let Some(m) = d.get(2) {
                     let n = m.text.as_str();
                     if n.starts_with("AGC_")
