@@ -534,3 +534,41 @@ fn binding_named_dimensions_from_concrete_shapes() {
         Err(BindError::Unbound { .. })
     ));
 }
+
+/// A binding whose tensors would not fit in memory is a clear error naming the tensor and
+/// its element count, before anything is allocated — also when the product overflows.
+#[test]
+fn bindings_over_the_evaluator_cap_are_too_large() {
+    use agenticcann_build::spec::MAX_EVAL_ELEMENTS;
+    let spec = Spec::from_manifest_str(&manifest(RMS), None)
+        .unwrap()
+        .unwrap();
+    let op = &spec.ops[0];
+    let rows = (MAX_EVAL_ELEMENTS / 4096 + 1) as usize;
+    let binding = HashMap::from([("rows".to_string(), rows)]);
+    let e = op.generate_inputs(&binding, 1).unwrap_err();
+    assert_eq!(
+        e,
+        BindError::TooLarge {
+            tensor: "x".into(),
+            elements: rows as u64 * 4096,
+            limit: MAX_EVAL_ELEMENTS
+        }
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("`x`") && msg.contains(&(rows as u64 * 4096).to_string()),
+        "{msg}"
+    );
+    let huge = HashMap::from([("rows".to_string(), usize::MAX)]);
+    assert!(matches!(
+        op.tensor_shapes(&huge),
+        Err(BindError::TooLarge {
+            elements: u64::MAX,
+            ..
+        })
+    ));
+    // At the cap itself the shapes bind.
+    let at = HashMap::from([("rows".to_string(), (MAX_EVAL_ELEMENTS / 4096) as usize)]);
+    assert!(op.tensor_shapes(&at).is_ok());
+}

@@ -17,6 +17,11 @@ use super::tolerance::{OpClass, Tolerance};
 /// The most elements one tensor may have in a declared `shapes` entry (2^40).
 pub const MAX_ELEMENTS: u64 = 1 << 40;
 
+/// The most elements one tensor may have when the reference evaluator binds shapes
+/// ([`OpSpec::tensor_shapes`], and so input generation and the golden): 2^28 elements,
+/// 2 GiB as f64. Larger bindings are a [`BindError::TooLarge`], not an allocation failure.
+pub const MAX_EVAL_ELEMENTS: u64 = 1 << 28;
+
 /// The validated `[package.metadata.agenticcann]` of one package.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
@@ -226,17 +231,29 @@ impl OpSpec {
     /// size).
     ///
     /// # Errors
-    /// [`BindError::Unbound`] when a named dimension has no size.
+    /// [`BindError::Unbound`] when a named dimension has no size; [`BindError::TooLarge`]
+    /// when a tensor would have more than [`MAX_EVAL_ELEMENTS`] elements.
     pub fn tensor_shapes(
         &self,
         binding: &HashMap<String, usize>,
     ) -> Result<HashMap<String, Vec<usize>>, BindError> {
         let mut out = HashMap::new();
-        for i in &self.inputs {
-            out.insert(i.name.clone(), i.decl.shape.bind(binding)?);
-        }
-        for o in &self.outputs {
-            out.insert(o.name.clone(), o.decl.shape.bind(binding)?);
+        let decls = self
+            .inputs
+            .iter()
+            .map(|i| (&i.name, &i.decl))
+            .chain(self.outputs.iter().map(|o| (&o.name, &o.decl)));
+        for (name, decl) in decls {
+            let shape = decl.shape.bind(binding)?;
+            let elements = shape.iter().fold(1u64, |p, &d| p.saturating_mul(d as u64));
+            if elements > MAX_EVAL_ELEMENTS {
+                return Err(BindError::TooLarge {
+                    tensor: name.clone(),
+                    elements,
+                    limit: MAX_EVAL_ELEMENTS,
+                });
+            }
+            out.insert(name.clone(), shape);
         }
         Ok(out)
     }

@@ -212,6 +212,17 @@ pub enum BindError {
         /// The name given.
         tensor: String,
     },
+    /// A tensor would have more elements than the reference evaluator allocates
+    /// ([`MAX_EVAL_ELEMENTS`](super::MAX_EVAL_ELEMENTS)).
+    #[error("`{tensor}` would have {elements} elements under this binding (the product of its sizes, saturated at 2^64-1); the reference evaluator allocates at most {limit} per tensor")]
+    TooLarge {
+        /// The tensor's name.
+        tensor: String,
+        /// Its element count (saturated at `u64::MAX`).
+        elements: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A named dimension is used with two different sizes in one binding.
     #[error(
         "dimension `{dim}` is used with two different sizes: {} in `{}` and {} in `{}`",
