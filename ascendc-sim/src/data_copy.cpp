@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ascendc_sim/data_copy.h"
+#include "ascendc_sim/pipe.h"
 
 namespace ascendc_sim::dma {
 
@@ -28,6 +29,7 @@ void gm_to_ub(CoreContext& c, const UbRef& dst, const uint8_t* gm, uint32_t coun
   uint64_t ub_span = uint64_t(count - 1) * ub_pitch + block_ub;
   uint64_t gm_span = uint64_t(count - 1) * gm_pitch + bytes;
   check_operand(c, dst, dst.addr, uint32_t(std::min<uint64_t>(dst.addr + ub_span, 0xFFFFFFFFull)), 32, "dst", api, loc);
+  ascendc_sim::qs::check_in_flight_overlap(c, dst, dst.addr, uint32_t(dst.addr + ub_span), api, loc);
   check_gm(gm, gm_span, false, api, loc);
   uint32_t stamp = hz_issue(c, Pipe::MTE2, loc);
   for (uint32_t i = 0; i < count; i++) {

@@ -9,7 +9,8 @@
 //   queue_foreign_tensor, queue_enque_wrong_state, queue_enque_beyond_depth,
 //   queue_tensor_not_freed, queue_not_initialized, repeat_out_of_range, field_out_of_range,
 //   reduce_work_buffer_too_small, flag_wait_deadlock, flag_set_twice, gm_write_race, flag_unpaired, block_dim_invalid,
-//   kernel_exception, profile_invalid, cost_model_error.
+//   kernel_exception, profile_invalid, cost_model_error, pipe_reset_live_tensors,
+//   pipe_ub_alias (warning), ub_overlap_in_flight.
 #include <cstdio>
 #include <string>
 

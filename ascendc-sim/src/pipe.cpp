@@ -99,14 +99,57 @@ static void release_pipe(CoreContext& c, int32_t pipe, bool check) {
   }
 }
 
+void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint32_t hi, const char* api,
+                             const SrcLoc& loc) {
+  for (size_t bi = 0; bi < c.bufs.size(); bi++) {
+    const BufRec& b = c.bufs[bi];
+    if (int32_t(bi) == dst.buf) continue;
+    if (!(b.state == BufState::Occupied || b.state == BufState::Enque || b.state == BufState::Deque ||
+          b.state == BufState::TBuf))
+      continue;
+    if (lo < b.start + b.len && b.start < hi) {
+      const QueueRec& q = c.queues[size_t(b.queue)];
+      fail("ub_overlap_in_flight", api, loc,
+           fmt("the copy writes UB bytes [%u, %u), which overlap bytes [%u, %u) of another buffer still in use (the "
+               "%s initialized at %s): two live TPipes alias the same UB",
+               lo, hi, b.start, b.start + b.len, q.is_tbuf ? "TBuf" : "queue", where(q.init_loc).c_str()),
+           {{"begin", double(lo)}, {"end", double(hi)}, {"other_begin", double(b.start)},
+            {"other_end", double(b.start + b.len)}});
+    }
+  }
+}
+
 void pipe_destroy(CoreContext& c, int32_t pipe, bool check) {
   if (pipe < 0 || size_t(pipe) >= c.pipes.size() || !c.pipes[size_t(pipe)].live) return;
   release_pipe(c, pipe, check);
   c.pipes[size_t(pipe)].live = false;
 }
 
-void pipe_reset(CoreContext& c, int32_t pipe) {
+void pipe_reset(CoreContext& c, int32_t pipe, const SrcLoc& loc) {
   if (pipe < 0 || size_t(pipe) >= c.pipes.size() || !c.pipes[size_t(pipe)].live) return;
+  // Tensors still allocated or enqueued would silently share UB with the buffers the
+  // next InitBuffer carves from offset 0 (and their queue events stay set on the NPU).
+  uint32_t held = 0, enq = 0;
+  const QueueRec* first = nullptr;
+  for (const QueueRec& q : c.queues) {
+    if (!q.live || q.pipe != pipe || q.is_tbuf) continue;
+    for (uint32_t bi : q.bufs) {
+      BufState s = c.bufs[bi].state;
+      if (s == BufState::Occupied || s == BufState::Deque || s == BufState::Enque) {
+        held++;
+        if (s == BufState::Enque) enq++;
+        if (!first) first = &q;
+      }
+    }
+  }
+  if (held) {
+    fail("pipe_reset_live_tensors", "TPipe::Reset", loc,
+         fmt("TPipe::Reset while %u tensor(s) are still allocated (%u enqueued), the first of the queue initialized "
+             "at %s; FreeTensor every tensor (DeQue what was enqueued) before Reset, or the next InitBuffer hands "
+             "out the same UB bytes",
+             held, enq, where(first->init_loc).c_str()),
+         {{"tensors", double(held)}, {"enqueued", double(enq)}});
+  }
   release_pipe(c, pipe, false);
   c.pipes[size_t(pipe)].cur = 0;
   c.pipes[size_t(pipe)].buffers = 0;
@@ -138,6 +181,17 @@ int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32
           {"in_use_bytes", double(p.cur)},
           {"total_bytes", double(p.cur + need)},
           {"capacity_bytes", double(c.ub_bytes)}});
+  }
+  // Every TPipe carves UB from offset 0: a second live pipe's buffers alias the first's.
+  for (size_t o = 0; o < c.pipes.size(); o++) {
+    const PipeRec& other = c.pipes[o];
+    if (int32_t(o) == pipe || !other.live || other.cur <= p.cur) continue;
+    warn("pipe_ub_alias", api, loc,
+         fmt("this InitBuffer takes UB bytes [%u, %llu), which the live TPipe created at %s already uses (bytes [0, "
+             "%u)); one TPipe per kernel, or Destroy the first before the second allocates",
+             p.cur, static_cast<unsigned long long>(p.cur + need), where(other.loc).c_str(), other.cur),
+         {{"begin", double(p.cur)}, {"end", double(p.cur + need)}, {"other_end", double(other.cur)}});
+    break;
   }
   QueueRec q;
   q.pipe = pipe;

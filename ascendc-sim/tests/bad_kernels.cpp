@@ -274,6 +274,53 @@ __aicore__ void queue_tensor_not_freed(GM_ADDR) {
   Duplicate(a, (half)0, 32);
 }
 
+__aicore__ void pipe_reset_live_tensors(GM_ADDR) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 512);
+  LocalTensor<half> a = q.AllocTensor<half>();
+  q.EnQue(a);
+  pipe.Reset();  // expect: pipe_reset_live_tensors
+}
+
+__aicore__ void pipe_ub_alias(GM_ADDR) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 512);
+  TPipe pipe2;
+  TBuf<TPosition::VECCALC> b;
+  pipe2.InitBuffer(b, 512);  // expect: pipe_ub_alias
+}
+
+__aicore__ void ub_overlap_in_flight(GM_ADDR x) {
+  GlobalTensor<half> xGm;
+  xGm.SetGlobalBuffer((__gm__ half*)x, 256);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 512);
+  LocalTensor<half> a = q.AllocTensor<half>();
+  DataCopy(a, xGm, 256);
+  q.EnQue(a);
+  TPipe pipe2;
+  TQue<TPosition::VECIN, 1> q2;
+  pipe2.InitBuffer(q2, 1, 512);
+  LocalTensor<half> b = q2.AllocTensor<half>();
+  DataCopy(b, xGm, 256);  // expect: ub_overlap_in_flight
+}
+
+__aicore__ void pipe_reset_after_free_ok(GM_ADDR) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 512);
+  LocalTensor<half> a = q.AllocTensor<half>();
+  q.EnQue(a);
+  LocalTensor<half> d = q.DeQue<half>();
+  q.FreeTensor(d);
+  pipe.Reset();
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 512);
+}
+
 __aicore__ void queue_not_initialized(GM_ADDR) {
   TQue<TPosition::VECIN, 1> q;
   LocalTensor<half> a = q.AllocTensor<half>();  // expect: queue_not_initialized
@@ -376,6 +423,10 @@ const Case kCases[] = {
     {"queue_enque_wrong_state", queue_enque_wrong_state, 1},
     {"queue_enque_beyond_depth", queue_enque_beyond_depth, 1},
     {"queue_tensor_not_freed", queue_tensor_not_freed, 1},
+    {"pipe_reset_live_tensors", pipe_reset_live_tensors, 1},
+    {"pipe_ub_alias", pipe_ub_alias, 1},
+    {"ub_overlap_in_flight", ub_overlap_in_flight, 1},
+    {"pipe_reset_after_free_ok", pipe_reset_after_free_ok, 1},
     {"queue_not_initialized", queue_not_initialized, 1},
     {"repeat_out_of_range", repeat_out_of_range, 1},
     {"field_out_of_range", field_out_of_range, 1},

@@ -194,3 +194,25 @@ fn pad_lanes_reach_the_result_fc04() {
     assert_eq!(d["kind"], "ub_uninitialized_read");
     assert_eq!(d["api"], "LocalTensor::GetValue");
 }
+
+#[test]
+fn pipe_reset_after_every_tensor_is_freed_is_clean() {
+    let r = &results()["pipe_reset_after_free_ok"];
+    assert_eq!(r["failed"], false, "{r}");
+    assert!(diags(r).is_empty(), "a clean Reset reported: {r}");
+}
+
+#[test]
+fn aliasing_pipes_warn_then_an_overlapping_copy_fails() {
+    let r = &results()["ub_overlap_in_flight"];
+    let kinds: Vec<&str> = diags(r)
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["pipe_ub_alias", "ub_overlap_in_flight"], "{r}");
+    let d = &diags(r)[1];
+    assert_eq!(d["numbers"]["begin"], 0.0);
+    assert_eq!(d["numbers"]["other_end"], 512.0);
+    let r = &results()["pipe_reset_live_tensors"];
+    assert_eq!(diags(r)[0]["numbers"]["enqueued"], 1.0, "{r}");
+}

@@ -33,7 +33,14 @@ int32_t pipe_create(CoreContext& c, const SrcLoc& loc);
 /// Ends a pipe; with `check`, queues still holding tensors are reported
 /// ("queue_tensor_not_freed").
 void pipe_destroy(CoreContext& c, int32_t pipe, bool check);
-void pipe_reset(CoreContext& c, int32_t pipe);
+/// Reset: an error (`pipe_reset_live_tensors`) while a queue of the pipe still holds
+/// allocated or enqueued tensors.
+void pipe_reset(CoreContext& c, int32_t pipe, const SrcLoc& loc);
+/// An error (`ub_overlap_in_flight`) when a write to UB bytes [lo, hi) of `dst`'s buffer
+/// overlaps another buffer that is allocated, enqueued or a TBuf (only possible when two
+/// live TPipes alias UB).
+void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint32_t hi, const char* api,
+                             const SrcLoc& loc);
 /// InitBuffer for a queue (tbuf = false, `num` buffers) or a TBuf (num = 1).
 int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32_t depth, bool tbuf,
                    uint32_t num, uint64_t len, const char* api, const SrcLoc& loc);
@@ -235,10 +242,11 @@ class TPipe {
     }
   }
   void DestroyWithoutPipeAll() { Destroy(); }
-  /// Frees every buffer; the pipe can InitBuffer again from the start of UB.
-  void Reset() {
+  /// Frees every buffer; the pipe can InitBuffer again from the start of UB. Every tensor
+  /// of its queues must have been freed (`pipe_reset_live_tensors` otherwise).
+  void Reset(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
-    if (c && serial_ == c->serial && id_ >= 0) ascendc_sim::qs::pipe_reset(*c, id_);
+    if (c && serial_ == c->serial && id_ >= 0) ascendc_sim::qs::pipe_reset(*c, id_, loc);
   }
 
  private:
