@@ -65,7 +65,9 @@ impl Event {
     ///
     /// # Errors
     /// `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` when an event was never recorded;
-    /// `ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL` when `end` comes before `start`.
+    /// `ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL` when `end` comes before `start`; on the
+    /// simulator, `ACL_ERROR_RT_PARAM_INVALID` when they were recorded on different streams
+    /// (each simulated stream has its own modelled clock).
     pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
         start.synchronize()?;
         end.synchronize()?;

@@ -174,6 +174,23 @@ fn elapsed_time_of_an_unrecorded_event_is_an_error() {
     );
 }
 
+/// Each simulated stream has its own modelled clock: a difference of stamps from two
+/// streams would be a meaningless number, so it is an error.
+#[cfg(agenticcann_backend = "sim")]
+#[test]
+fn elapsed_time_across_streams_is_an_error() {
+    let a = stream();
+    let b = a.device().stream().unwrap();
+    let start = a.record_event().unwrap();
+    let end = b.record_event().unwrap();
+    let err = Event::elapsed_ms(&start, &end).unwrap_err();
+    assert_eq!(err.code(), Some(AclError::ERROR_RT_PARAM_INVALID), "{err}");
+    assert!(err.to_string().contains("different streams"), "{err}");
+    // The same pair on one stream measures.
+    let end_a = a.record_event().unwrap();
+    assert!(Event::elapsed_ms(&start, &end_a).unwrap() >= 0.0);
+}
+
 #[test]
 fn work_from_many_threads_on_their_own_streams() {
     let dev = Device::new(0).unwrap();

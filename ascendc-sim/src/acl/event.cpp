@@ -69,6 +69,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
                                    e->completed = generation;
                                    e->stamp_us = clock;
                                    e->status = err;
+                                   e->stream = &st;
                                  }
                                  e->cv.notify_all();
                                }});
@@ -110,6 +111,7 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrtEvent end) {
   auto b = find_event(end, "aclrtEventElapsedTime (end)", &code);
   if (!b) return code;
   double t[2];
+  const Stream* on[2] = {nullptr, nullptr};
   const char* names[2] = {"start", "end"};
   Event* ev[2] = {a.get(), b.get()};
   for (int i = 0; i < 2; ++i) {
@@ -123,7 +125,13 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent start, aclrtEvent end) {
                   std::string("aclrtEventElapsedTime: the ") + names[i] +
                       " event's record has not run yet (aclrtSynchronizeEvent first)");
     t[i] = ev[i]->stamp_us;
+    on[i] = ev[i]->stream;
   }
+  // Every stream keeps its own modelled clock: a difference across streams means nothing.
+  if (on[0] != on[1])
+    return fail(ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtEventElapsedTime: start and end were recorded on different streams; each simulated stream "
+                "has its own modelled clock, so record both events on the same stream");
   if (t[1] < t[0])
     return fail(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL,
                 "aclrtEventElapsedTime: end (" + std::to_string(t[1]) +

@@ -52,6 +52,7 @@ struct Event {
   uint64_t completed = 0;  // highest record generation that ran
   double stamp_us = 0;     // stream clock when the latest completed record ran
   aclError status = ACL_SUCCESS;  // stream error state at that record
+  const Stream* stream = nullptr;  // the stream of the latest completed record (its clock)
 };
 
 /// One unit of stream work, run by the stream's worker in FIFO order.
