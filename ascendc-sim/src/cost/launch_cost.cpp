@@ -93,16 +93,30 @@ LaunchReport LaunchCost::finish(const std::string& kernel_name) {
   rep.block_dim = m.block_dim;
   rep.physical_cores = prof.aiv_cores;
   rep.cost_accounting = m.timing;
+  // Whether the limit was exceeded, and the numbers reported, come from each core's own
+  // record count, never from which core's thread happened to cross the shared budget
+  // first: the same for any host thread count.
+  uint64_t needed = 0, most = 0;
+  uint32_t most_block = 0;
+  for (uint32_t i = 0; i < m.cores.size(); ++i) {
+    uint64_t n = m.cores[i].impl_->needed;
+    needed += n;
+    if (n > most) {
+      most = n;
+      most_block = i;
+    }
+  }
+  if (needed > m.budget.limit) {
+    throw std::runtime_error(
+        "cost model: kernel '" + kernel_name + "' needs " + std::to_string(needed) + " trace records, more than " +
+        std::to_string(m.budget.limit) + " (block " + std::to_string(most_block) + " needs the most: " +
+        std::to_string(most) +
+        "); its timing cannot be modelled within the memory budget. Typical cause: a loop that "
+        "alternates tiny vector or DMA instructions with flags millions of times. Raise "
+        "AGENTICCANN_SIM_TRACE_LIMIT (48 bytes per record) or set AGENTICCANN_SIM_COST=off.");
+  }
   for (uint32_t i = 0; i < m.cores.size(); ++i) {
     const CoreRecorder::Impl& r = *m.cores[i].impl_;
-    if (r.overflowed) {
-      throw std::runtime_error(
-          "cost model: kernel '" + kernel_name + "' produced more than " + std::to_string(m.budget.limit) +
-          " trace records (first noticed on block " + std::to_string(i) +
-          "); its timing cannot be modelled within the memory budget. Typical cause: a loop that "
-          "alternates tiny vector or DMA instructions with flags millions of times. Raise "
-          "AGENTICCANN_SIM_TRACE_LIMIT (48 bytes per record) or set AGENTICCANN_SIM_COST=off.");
-    }
     rep.gm_read_bytes += r.counters.gm_read_bytes;
     rep.gm_write_bytes += r.counters.gm_write_bytes;
     rep.scalar_gm_accesses += r.counters.scalar_gm;

@@ -16,13 +16,20 @@ CoreRecorder::CoreRecorder(CoreRecorder&&) noexcept = default;
 CoreRecorder& CoreRecorder::operator=(CoreRecorder&&) noexcept = default;
 
 bool CoreRecorder::Impl::push(const Record& r) {
-  if (overflowed) return false;
+  ++needed;
+  if (overflowed) {
+    // Only the last record is kept: the next hook merges into it exactly as it would
+    // have without the limit, so `needed` stays independent of when the limit was hit.
+    records.back() = r;
+    return false;
+  }
   if (budget) {
     uint64_t n = budget->records.fetch_add(1, std::memory_order_relaxed) + 1;
     if (n > budget->limit) {
       overflowed = true;
       records.clear();
       records.shrink_to_fit();
+      records.push_back(r);
       return false;
     }
   }

@@ -65,6 +65,10 @@ struct CoreRecorder::Impl {
   bool timing = true;                  // false: AGENTICCANN_SIM_COST=off, counters only
   TraceBudget* budget = nullptr;
   bool overflowed = false;
+  /// Records this core's trace needs: counted past an overflow too (the last record is
+  /// kept, so merging goes on as without a limit). It depends on the core's own hooks
+  /// only, so the overflow report is the same for any host thread count or core order.
+  uint64_t needed = 0;
   std::vector<Record> records;
   CoreCounters counters;
 

@@ -509,6 +509,61 @@ fn a_trace_over_the_limit_fails_with_a_clear_message() {
     );
 }
 
+/// Whether a launch exceeds the trace limit, and what the error says, do not depend on
+/// the order the cores run in or the number of host threads (the shared budget is crossed
+/// by whichever core's thread gets there first).
+#[test]
+fn trace_limit_overflow_is_the_same_for_any_core_order_and_thread_count() {
+    let mut s = Script::new();
+    s.launch(3);
+    for (block, n) in [(0, 300), (1, 500), (2, 400)] {
+        s.block(block)
+            .repeat(n)
+            .vec("simple", "f16", 1, true)
+            .signal(Pipe::V, 1)
+            .end();
+    }
+    s.finish("chatty3");
+    let mut messages = Vec::new();
+    for (order, threads) in [
+        (Order::Forward, 1),
+        (Order::Reverse, 1),
+        (Order::Interleave, 1),
+        (Order::Shuffle(7), 1),
+        (Order::Forward, 3),
+    ] {
+        let opts = Options {
+            env: vec![("AGENTICCANN_SIM_TRACE_LIMIT".into(), "100".into())],
+            order,
+            threads,
+            ..Options::default()
+        };
+        let err = replay(s.text(), &opts).unwrap_err();
+        assert_eq!(err.status, 3, "{err}");
+        let line = err
+            .stderr
+            .lines()
+            .find(|l| l.contains("trace records"))
+            .unwrap_or_else(|| panic!("{err}"))
+            .to_string();
+        messages.push(line);
+    }
+    assert!(messages.iter().all(|m| m == &messages[0]), "{messages:#?}");
+    // The block with the most records is named: block 1.
+    assert!(
+        messages[0].contains("block 1 needs the most"),
+        "{}",
+        messages[0]
+    );
+    // Just under the limit, every order succeeds.
+    let opts = Options {
+        env: vec![("AGENTICCANN_SIM_TRACE_LIMIT".into(), "100000".into())],
+        order: Order::Reverse,
+        ..Options::default()
+    };
+    assert!(replay(s.text(), &opts).is_ok());
+}
+
 #[test]
 fn cost_accounting_off_only_counts() {
     let text = Pipeline::add_f16(4, 4, 4096, 2).script("off");
