@@ -63,6 +63,20 @@ fn main() {
     watch_tree(&include);
     watch_tree(&profiles);
 
+    // A missing compiler is the usual first-build failure: name the fix, not just cc's error.
+    let compiler = cc::Build::new().cpp(true).get_compiler();
+    if let Err(e) = std::process::Command::new(compiler.path())
+        .arg("--version")
+        .output()
+    {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            panic!(
+                "ascendc-sim build: the C++ compiler `{}` was not found; install one with                  `sudo apt-get install g++` (Debian/Ubuntu; g++ >= 12 or clang >= 16 for C++20),                  or set CXX to a C++20 compiler",
+                compiler.path().display()
+            );
+        }
+    }
+
     cc::Build::new()
         .cpp(true)
         .std("c++20")

@@ -92,6 +92,9 @@
 //!   store; entries fetched from it are verified and written into the user cache.
 //! - `AGENTICCANN_OFFLINE` — any value but `0`/`false`/`no`/`off`: never contact the remote.
 //! - `DOCS_RS` — generate documentation stubs only; look nothing up, compile nothing.
+//! - `AGENTICCANN_CXX` — the simulator backend's C++20 compiler (as for the judge); when
+//!   unset, `cc` chooses. A compiler that does not exist is a toolchain error naming
+//!   [`toolchain::INSTALL_CXX`].
 //!
 //! The `cc` crate reads its own (`CXX`, `CXXFLAGS`, …) for the simulator's compiler; the
 //! `cmake` crate its own on the CANN backend.

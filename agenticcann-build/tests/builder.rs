@@ -202,6 +202,22 @@ fn compile_errors_name_the_op_key_and_compiler_output() {
 }
 
 #[test]
+fn a_missing_compiler_names_the_op_and_the_install_line() {
+    let f = Fixture::new(&["add_f32"]);
+    let missing = f.root().join("no-such-g++");
+    let e = f
+        .builder()
+        .env_override("AGENTICCANN_CXX", Some(missing.to_str().unwrap()))
+        .try_build()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Toolchain);
+    let msg = e.to_string();
+    assert!(msg.contains("sudo apt-get install g++"), "{msg}");
+    assert!(msg.contains("op `add_f32`"), "{msg}");
+    assert!(msg.contains("no-such-g++"), "{msg}");
+}
+
+#[test]
 fn outside_a_build_script_missing_settings_are_named() {
     let f = Fixture::new(&["add_f32"]);
     let e = Builder::new()

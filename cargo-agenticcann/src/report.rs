@@ -114,9 +114,14 @@ pub fn print_human(out: &mut impl Write, r: &OpResult) -> io::Result<()> {
     } else {
         writeln!(out, "{} {op}: invalid", r.package)?;
     }
+    // Every message names the file and the op, so that each line stands alone.
+    let place = match &r.op {
+        Some(o) => format!("{}: op `{o}`", r.manifest_path),
+        None => r.manifest_path.clone(),
+    };
     for (kind, list) in [("error", &r.errors), ("warning", &r.warnings)] {
         for d in list {
-            writeln!(out, "    {kind}: {}: {}", d.field, d.message)?;
+            writeln!(out, "    {kind}: {place}: {}: {}", d.field, d.message)?;
             if let (Some(l), Some(c)) = (d.line, d.column) {
                 writeln!(out, "     --> reference line {l}, column {c}")?;
             }

@@ -170,23 +170,23 @@ fn invalid_crate_reports_each_class_with_field_and_reason() {
 
 #[test]
 fn invalid_crate_human_output_shows_carets() {
-    let out = check(&["--manifest-path", &manifest("invalid")])
-        .assert()
-        .code(1);
+    // Every error line names the manifest and the op.
+    let m = manifest("invalid");
+    let out = check(&["--manifest-path", &m]).assert().code(1);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
         stdout.contains("fixture-invalid good: ok  key "),
         "{stdout}"
     );
     assert!(
-        stdout.contains(
-            "fixture-invalid parse_error: invalid\n    error: reference: expected an expression, found `)`\n     --> reference line 2, column 13\n        |\n      2 | y = t * (2 +)\n        |             ^\n"
-        ),
+        stdout.contains(&format!(
+            "fixture-invalid parse_error: invalid\n    error: {m}: op `parse_error`: reference: expected an expression, found `)`\n     --> reference line 2, column 13\n        |\n      2 | y = t * (2 +)\n        |             ^\n"
+        )),
         "{stdout}"
     );
-    assert!(stdout.contains(
-        "fixture-invalid unknown_dtype: invalid\n    error: inputs.x: unknown dtype `f61`"
-    ));
+    assert!(stdout.contains(&format!(
+        "fixture-invalid unknown_dtype: invalid\n    error: {m}: op `unknown_dtype`: inputs.x: unknown dtype `f61`"
+    )));
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert_eq!(
         stderr,

@@ -449,6 +449,11 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
                 jobs,
                 flags: b.flags.clone(),
                 cargo_metadata: ctx.emit,
+                cxx: ctx
+                    .env
+                    .get("AGENTICCANN_CXX")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
             })
             .map_err(|e| Error::new(ErrorKind::Toolchain, e.message))?;
             let rep = tc

@@ -192,7 +192,7 @@ fn run_cxx(
     // ASCII quotes in messages, whatever the user's locale.
     cmd.args(args).env("LC_ALL", "C");
     let out = sandbox::run(cmd, dir, limits, false)
-        .map_err(|e| format!("cannot run the C++ compiler `{}`: {e}", tc.cxx.display()))?;
+        .map_err(|e| crate::toolchain::cannot_run_compiler(&tc.cxx, &e))?;
     let ok = out.success();
     let mut text = out.stderr;
     if !out.stdout.is_empty() {
@@ -639,6 +639,21 @@ fn parse_loc(loc: &str) -> (String, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A missing compiler is named with the line that installs one.
+    #[test]
+    fn a_missing_compiler_names_the_install_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let tc = SimToolchain {
+            cxx: dir.path().join("no-such-g++"),
+            include: dir.path().into(),
+            lib_dir: dir.path().into(),
+            profiles: dir.path().into(),
+        };
+        let e = run_cxx(&tc, dir.path(), &["--version".into()], &compiler_limits()).unwrap_err();
+        assert!(e.contains("apt-get install g++"), "{e}");
+        assert!(e.contains("no-such-g++"), "{e}");
+    }
 
     #[test]
     fn classifies_gcc_messages() {

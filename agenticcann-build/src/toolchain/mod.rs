@@ -66,3 +66,22 @@ impl ToolchainError {
         ToolchainError::new(format!("cannot {action} {}: {e}", path.display()))
     }
 }
+
+/// The command that installs the host C++ compiler on Debian and Ubuntu.
+pub const INSTALL_CXX: &str = "sudo apt-get install g++";
+
+/// The message for a C++ compiler `compiler` that could not be started (`err`): when it
+/// does not exist, it names [`INSTALL_CXX`] and the variables that choose another one.
+pub fn cannot_run_compiler(compiler: &std::path::Path, err: &std::io::Error) -> String {
+    if err.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "the C++ compiler `{}` was not found: install one with `{INSTALL_CXX}` (Debian/Ubuntu;              g++ >= 12 or clang >= 16 for C++20), or set AGENTICCANN_CXX (or CXX) to a C++20 compiler",
+            compiler.display()
+        )
+    } else {
+        format!(
+            "cannot run the C++ compiler `{}`: {err}",
+            compiler.display()
+        )
+    }
+}

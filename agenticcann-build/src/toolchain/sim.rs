@@ -50,6 +50,8 @@ pub struct SimOptions {
     pub flags: Vec<String>,
     /// Let `cc` print its `cargo:rerun-if-env-changed` lines (`CXX`, `CXXFLAGS`, …).
     pub cargo_metadata: bool,
+    /// The compiler to use (`AGENTICCANN_CXX`); `None` lets `cc` choose (`CXX`, `c++`).
+    pub cxx: Option<PathBuf>,
 }
 
 /// What [`SimToolchain::compile`] did.
@@ -102,6 +104,9 @@ impl SimToolchain {
             .cargo_warnings(false)
             .include(&include)
             .include(&opts.sim_include);
+        if let Some(cxx) = &opts.cxx {
+            build.compiler(cxx);
+        }
         for f in &opts.flags {
             build.flag(f);
         }
@@ -231,8 +236,9 @@ impl SimToolchain {
         cmd.arg("-c").arg(src).arg("-o").arg(&tmp);
         let out = cmd.output().map_err(|e| {
             ToolchainError::new(format!(
-                "cannot run the C++ compiler {}: {e}",
-                self.tool.path().display()
+                "compiling the {}: {}",
+                unit.what,
+                super::cannot_run_compiler(self.tool.path(), &e)
             ))
         })?;
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

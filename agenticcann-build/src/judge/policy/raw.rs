@@ -382,16 +382,18 @@ impl Checker<'_> {
                             TokenKind::Ident => NOT_A_TYPE.contains(&p.text.as_str()),
                             TokenKind::Number | TokenKind::Str | TokenKind::Char => false,
                             TokenKind::Punct if p.is_punct(")") => {
-                                // `(T)&x`: a cast, so the `&` is unary.
-                                opening(toks, i - 1).is_some_and(|o| {
-                                    !(o > 0 && toks[o - 1].kind == TokenKind::Ident)
-                                        && toks[o + 1..i - 1].iter().all(|x| {
-                                            x.kind == TokenKind::Ident
-                                                || ["::", "<", ">", "*"]
-                                                    .iter()
-                                                    .any(|q| x.is_punct(q))
-                                        })
-                                })
+                                // `(T)&x`: a cast, so the `&` is unary (`(m) & 3` stays
+                                // a bitwise and).
+                                is_ident(next)
+                                    && opening(toks, i - 1).is_some_and(|o| {
+                                        !(o > 0 && toks[o - 1].kind == TokenKind::Ident)
+                                            && toks[o + 1..i - 1].iter().all(|x| {
+                                                x.kind == TokenKind::Ident
+                                                    || ["::", "<", ">", "*"]
+                                                        .iter()
+                                                        .any(|q| x.is_punct(q))
+                                            })
+                                    })
                             }
                             TokenKind::Punct => !(p.is_punct("]") || p.is_punct(">")),
                             TokenKind::HeaderName => true,

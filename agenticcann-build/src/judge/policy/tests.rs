@@ -306,6 +306,7 @@ fn set_global_buffer_forms_stay_allowed() {
         "void split(uint32_t* a) { *a = 1; }\nvoid f() { uint32_t first = 0; split(&first); }",
         // Reference parameters, bitwise and, lambdas capturing by reference.
         "void f(GlobalTensor<float>& src, const uint32_t& n) { uint32_t m = n & 3; auto g = [&]() { return m; }; (void)g; }",
+        "uint32_t f(uint32_t mask) { return (mask) & 3; }",
     ] {
         assert_eq!(k(ok), vec![], "{ok}");
     }
