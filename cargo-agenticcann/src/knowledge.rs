@@ -6,6 +6,9 @@
 //! `tokens`, `worst_case_tokens`, `budget`, `text`, `chunks` [{`id`, `level`, `digest`,
 //! `tokens`}], `omitted` [{`id`, `reason`}], `unmatched_kinds`.
 //!
+//! `check` judges every exemplar ([`JudgeExemplar`]) unless `--structure-only`; `--record`
+//! writes the records of accepted ones into their manifests.
+//!
 //! JSON of `check` (one object): `ok`, `root`, `chunks_per_level`, `budgets` [{`pattern`,
 //! `phase`, `tokens`, `worst_case`, `budget`, `ok`, `over_budget`}], `truncated_repairs`
 //! [{`kind`, `pattern`, `dropped`}], `uncovered_kinds`, `exemplars` [{`pattern`, `status`,
