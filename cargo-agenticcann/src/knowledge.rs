@@ -377,7 +377,10 @@ struct Recording {
 
 impl ExemplarJudge for Recording {
     fn judge(&self, exemplar: &Exemplar) -> std::result::Result<String, String> {
-        let ev = self.judge.evaluate(exemplar)?;
+        let ev = self
+            .judge
+            .evaluate(exemplar)
+            .map_err(|e| format!("{e} (--structure-only checks the structure alone)"))?;
         let summary = JudgeExemplar::summary(&ev)?;
         let Some(root) = &self.root else {
             return Ok(summary);
