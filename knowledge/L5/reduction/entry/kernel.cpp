@@ -60,11 +60,12 @@ class KernelRowSum {
     LocalTensor<float> work = workBuf_.Get<float>();
     LocalTensor<float> sum = sumBuf_.Get<float>();
     if (cols_ == 0) {
-      Duplicate(y, 0.0f, n);  // the sum of no elements
-    }
-    for (uint32_t r = 0; r < n && cols_ > 0; r++) {
-      ReduceSum(sum, xf[r * pitch_], work, cols_);
-      y.SetValue(r, sum.GetValue(0));  // one scalar per row, not per element
+      Duplicate(y, 0.0f, n);  // empty rows: the sum of no elements
+    } else {
+      for (uint32_t r = 0; r < n; r++) {
+        ReduceSum(sum, xf[r * pitch_], work, cols_);
+        y.SetValue(r, sum.GetValue(0));  // one scalar per row, not per element
+      }
     }
     outQ_.EnQue(y);
   }
