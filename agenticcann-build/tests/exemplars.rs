@@ -167,6 +167,12 @@ fn exemplar_sources_keep_the_idioms_they_teach() {
                 code.contains("ReduceSum(") && code.contains("LocalTensor<float>"),
                 "{p}"
             );
+            // The first tile is loaded before the loop, which loads the next one before
+            // computing this one (a row statistic's GetValue stalls the scalar unit).
+            assert!(
+                code.contains("CopyIn(0, "),
+                "{p}: no load ahead of the loop"
+            );
         }
         if p == Pattern::Softmax {
             assert!(

@@ -41,16 +41,22 @@ class KernelRmsNorm {
     pipe_.InitBuffer(statBuf_, 8 * sizeof(float));
   }
 
+  // The next tile's CopyIn is issued before this tile's Compute: Compute waits on the
+  // scalar unit for each row's statistic, and a load issued earlier keeps MTE2 busy
+  // meanwhile (the second buffer of inQ_ holds it).
   __aicore__ inline void Process() {
     if (rows_ == 0) return;
     LoadGamma();
+    CopyIn(0, Rows(0));
     for (uint32_t row = 0; row < rows_; row += tileRows_) {
-      uint32_t n = rows_ - row < tileRows_ ? rows_ - row : tileRows_;
-      CopyIn(row, n);
-      Compute(n);
-      CopyOut(row, n);
+      if (row + tileRows_ < rows_) CopyIn(row + tileRows_, Rows(row + tileRows_));
+      Compute(Rows(row));
+      CopyOut(row, Rows(row));
     }
   }
+
+  // Rows of the tile starting at `row`.
+  __aicore__ inline uint32_t Rows(uint32_t row) const { return rows_ - row < tileRows_ ? rows_ - row : tileRows_; }
 
  private:
   // gamma -> UB through the input queue, cast to f32 into row 0 of gammaBuf_, then doubled

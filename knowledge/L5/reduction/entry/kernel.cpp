@@ -34,16 +34,23 @@ class KernelRowSum {
     pipe_.InitBuffer(sumBuf_, 8 * sizeof(float));
   }
 
+  // The next tile's CopyIn is issued before this tile's Compute: Compute waits on the
+  // scalar unit for each row's sum, and a load issued earlier keeps MTE2 busy meanwhile
+  // (the second buffer of inQ_ holds it).
   __aicore__ inline void Process() {
+    if (rows_ == 0) return;
+    CopyIn(0, Rows(0));
     for (uint32_t row = 0; row < rows_; row += tileRows_) {
-      uint32_t n = rows_ - row < tileRows_ ? rows_ - row : tileRows_;
-      CopyIn(row, n);
-      Compute(n);
-      CopyOut(row, n);
+      if (row + tileRows_ < rows_) CopyIn(row + tileRows_, Rows(row + tileRows_));
+      Compute(Rows(row));
+      CopyOut(row, Rows(row));
     }
   }
 
  private:
+  // Rows of the tile starting at `row`.
+  __aicore__ inline uint32_t Rows(uint32_t row) const { return rows_ - row < tileRows_ ? rows_ - row : tileRows_; }
+
   __aicore__ inline void CopyIn(uint32_t row, uint32_t n) {
     LocalTensor<half> x = inQ_.AllocTensor<half>();
     DataCopyExtParams p{static_cast<uint16_t>(n), static_cast<uint32_t>(cols_ * sizeof(half)), 0, 0, 0};

@@ -40,13 +40,17 @@ class KernelSoftmax {
     pipe_.InitBuffer(statBuf_, 8 * sizeof(float));
   }
 
+  // The next tile's (or chunk's) CopyIn is issued before this one's compute: the compute
+  // waits on the scalar unit for each row's max and sum, and a load issued earlier keeps
+  // MTE2 busy meanwhile (the second buffer of inQ_ holds it).
   __aicore__ inline void Process() {
+    if (rows_ == 0) return;
     if (cols_ <= chunk_) {
+      CopyIn(0, Rows(0), cols_);
       for (uint32_t row = 0; row < rows_; row += tileRows_) {
-        uint32_t n = rows_ - row < tileRows_ ? rows_ - row : tileRows_;
-        CopyIn(row * cols_, n, cols_);
-        ComputeRows(n);
-        CopyOut(row * cols_, n, cols_);
+        if (row + tileRows_ < rows_) CopyIn((row + tileRows_) * cols_, Rows(row + tileRows_), cols_);
+        ComputeRows(Rows(row));
+        CopyOut(row * cols_, Rows(row), cols_);
       }
     } else {
       for (uint32_t row = 0; row < rows_; row++) LongRow(row * cols_);
@@ -54,6 +58,10 @@ class KernelSoftmax {
   }
 
  private:
+  // Rows of the tile starting at `row`; elements of the chunk starting at column `c`.
+  __aicore__ inline uint32_t Rows(uint32_t row) const { return rows_ - row < tileRows_ ? rows_ - row : tileRows_; }
+  __aicore__ inline uint32_t Chunk(uint32_t c) const { return cols_ - c < chunk_ ? cols_ - c : chunk_; }
+
   // n bursts of len halves from GM offset off; burst i lands at i * roundup(len, 16).
   __aicore__ inline void CopyIn(uint32_t off, uint32_t n, uint32_t len) {
     LocalTensor<half> x = inQ_.AllocTensor<half>();
@@ -123,9 +131,10 @@ class KernelSoftmax {
   // Online softmax of one row longer than a chunk.
   __aicore__ inline void LongRow(uint32_t rowOff) {
     float m = 0.0f, s = 0.0f;
+    CopyIn(rowOff, 1, Chunk(0));
     for (uint32_t c = 0; c < cols_; c += chunk_) {       // pass 1: running max and sum
-      uint32_t len = cols_ - c < chunk_ ? cols_ - c : chunk_;
-      CopyIn(rowOff + c, 1, len);
+      uint32_t len = Chunk(c);
+      if (c + chunk_ < cols_) CopyIn(rowOff + c + chunk_, 1, Chunk(c + chunk_));
       LocalTensor<float> xf = Widen(len);
       float cm = RowMax(xf, len);
       float mNew = (c == 0 || cm > m) ? cm : m;
@@ -136,9 +145,10 @@ class KernelSoftmax {
       m = mNew;
     }
     float inv = 1.0f / s;
+    CopyIn(rowOff, 1, Chunk(0));
     for (uint32_t c = 0; c < cols_; c += chunk_) {       // pass 2: normalize and write
-      uint32_t len = cols_ - c < chunk_ ? cols_ - c : chunk_;
-      CopyIn(rowOff + c, 1, len);
+      uint32_t len = Chunk(c);
+      if (c + chunk_ < cols_) CopyIn(rowOff + c + chunk_, 1, Chunk(c + chunk_));
       LocalTensor<float> xf = Widen(len);
       Adds(xf, xf, -m, len);
       Exp(xf, xf, len);
