@@ -144,9 +144,7 @@ impl JudgeExemplar {
         crate::judge::evaluate(&exemplar.op, &candidate, &self.options)
             .map_err(|e| format!("the judge cannot run: {e}"))
     }
-}
 
-impl JudgeExemplar {
     /// What [`ExemplarJudge::judge`] makes of an evaluation: for an accepted one,
     /// `verified on N shapes (D declared, H held-out, S stress), seed X; <dims>: <time> us,
     /// <fraction> of roofline, <bound>-bound; ...` (the declared shapes' profiles); else
