@@ -122,14 +122,25 @@ fn phases_select_their_levels() {
         };
         assert_eq!(
             levels(Phase::Init, &[]),
-            [Level::L0, Level::L1, Level::L2, Level::L3, Level::L4]
+            [
+                Level::L0,
+                Level::L1,
+                Level::L2,
+                Level::L3,
+                Level::L4,
+                Level::L5
+            ]
         );
         assert_eq!(
             levels(Phase::Mutation, &[]),
             [Level::L2, Level::L3, Level::L4]
         );
         assert_eq!(levels(Phase::Tuning, &[]), [Level::L3]);
-        assert_eq!(levels(Phase::Repair, &["ub_misaligned"]), [Level::L2]);
+        assert_eq!(
+            levels(Phase::Repair, &["ub_misaligned"]),
+            [Level::L2, Level::L5]
+        );
+        assert_eq!(levels(Phase::Repair, &[]), [Level::L5]);
         // Only chunks for the pattern.
         let init = assemble(&kb, Phase::Init, p, &[]).unwrap();
         for c in &init.chunks {
@@ -139,17 +150,26 @@ fn phases_select_their_levels() {
                 c.id
             );
         }
-        // Without exemplars, init and repair say what is missing.
+        // Every pattern has its exemplar: init and repair end with its skeleton and the
+        // pointer to the full files, nothing is missing, no reserve is added.
+        let ex = kb
+            .exemplar(p)
+            .unwrap_or_else(|| panic!("no exemplar for {p}"));
         for phase in [Phase::Init, Phase::Repair] {
             let prompt = assemble(&kb, phase, p, &[]).unwrap();
-            assert!(prompt
-                .omitted
-                .iter()
-                .any(|o| o.id == format!("L5.{p}") && o.reason == OmitReason::NotWritten));
-            assert_eq!(
-                prompt.worst_case_tokens(),
-                prompt.tokens + SKELETON_MAX_TOKENS
+            assert!(
+                prompt.omitted.is_empty(),
+                "{p} {phase}: {:?}",
+                prompt.omitted
             );
+            assert_eq!(prompt.worst_case_tokens(), prompt.tokens);
+            assert!(prompt.text.contains(&ex.skeleton.body));
+            assert!(prompt.text.ends_with(&Exemplar::pointer_line(p)));
+            assert_eq!(prompt.chunks.last().unwrap().id, format!("L5.{p}"));
+        }
+        for suffix in ["kernel", "tiling", "spec", "manifest"] {
+            let id = format!("L5.{p}.{suffix}");
+            assert!(kb.read(&id).is_some_and(|t| !t.is_empty()), "{id}");
         }
     }
     let tuning = assemble(&kb, Phase::Tuning, Pattern::Softmax, &[]).unwrap();
@@ -211,20 +231,38 @@ fn budgets_hold_on_every_pattern_and_phase() {
             assert!(prompt.within_budget());
         }
     }
-    let report = knowledge::check(&kb, &StructureOnly, CheckOptions::default());
+    let strict_options = CheckOptions {
+        require_exemplars: true,
+    };
+    let report = knowledge::check(&kb, &StructureOnly, strict_options);
     assert!(report.is_ok(), "{report:#?}");
     assert_eq!(report.budgets.len(), 24);
+    assert_eq!(report.exemplars.len(), 6);
     assert!(report
         .exemplars
         .iter()
-        .all(|(_, s)| *s == ExemplarStatus::Missing));
-    let strict = knowledge::check(
-        &kb,
-        &StructureOnly,
-        CheckOptions {
-            require_exemplars: true,
-        },
-    );
+        .all(|(_, s)| matches!(s, ExemplarStatus::Verified(_))));
+    // Without one exemplar, the check passes only when exemplars are not required.
+    let (_tmp, root) = scratch_kb();
+    std::fs::remove_dir_all(root.join("L5/fusion")).unwrap();
+    let partial = KnowledgeBase::load(&root).unwrap_or_else(|e| panic!("{e}"));
+    let lax = knowledge::check(&partial, &StructureOnly, CheckOptions::default());
+    assert!(lax.is_ok(), "{lax:#?}");
+    assert!(lax
+        .exemplars
+        .contains(&(Pattern::Fusion, ExemplarStatus::Missing)));
+    for phase in [Phase::Init, Phase::Repair] {
+        let prompt = assemble(&partial, phase, Pattern::Fusion, &[]).unwrap();
+        assert!(prompt
+            .omitted
+            .iter()
+            .any(|o| o.id == "L5.fusion" && o.reason == OmitReason::NotWritten));
+        assert_eq!(
+            prompt.worst_case_tokens(),
+            prompt.tokens + SKELETON_MAX_TOKENS
+        );
+    }
+    let strict = knowledge::check(&partial, &StructureOnly, strict_options);
     assert!(
         !strict.is_ok(),
         "missing exemplars fail with require_exemplars"
@@ -242,7 +280,7 @@ fn repair_routes_diagnostics_to_rules_in_order() {
     )
     .unwrap();
     let ids: Vec<&str> = p.chunks.iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(ids, ["L2.reduce-float", "L2.align32"]);
+    assert_eq!(ids, ["L2.reduce-float", "L2.align32", "L5.normalization"]);
     assert!(p.text.starts_with("# Rules\n"));
     // The pattern's own rules for a kind, when it has some ...
     let p = assemble(
@@ -253,7 +291,7 @@ fn repair_routes_diagnostics_to_rules_in_order() {
     )
     .unwrap();
     let ids: Vec<&str> = p.chunks.iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(ids, ["L2.max-shift", "L2.reduce-float"]);
+    assert_eq!(ids, ["L2.max-shift", "L2.reduce-float", "L5.softmax"]);
     // ... else those of other patterns: the diagnostic decides.
     let p = assemble(
         &kb,
@@ -267,9 +305,10 @@ fn repair_routes_diagnostics_to_rules_in_order() {
         ids.contains(&"L2.max-shift") && ids.contains(&"L2.variance"),
         "{ids:?}"
     );
-    // No rule, no error: reported.
+    // No rule, no error: reported; the prompt is the exemplar alone.
     let p = assemble(&kb, Phase::Repair, Pattern::Softmax, &["kernel_exception"]).unwrap();
-    assert!(p.chunks.is_empty());
+    let ids: Vec<&str> = p.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["L5.softmax"]);
     assert_eq!(p.unmatched_kinds, ["kernel_exception"]);
     // Unknown kinds are an error naming the kind.
     let e = assemble(&kb, Phase::Repair, Pattern::Softmax, &["ub_misalign"]).unwrap_err();

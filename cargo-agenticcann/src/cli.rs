@@ -69,7 +69,11 @@ knowledge/) and verify: every chunk's front matter (id matching its file, level,
 error kinds known to agenticcann_build::kinds), unique ids, patterns.toml; that every prompt \
 of every pattern and phase is within its token budget (init 800, mutation 400, repair 600, \
 tuning 100, cl100k_base), counting a reserve for exemplars not written yet; that a repair \
-prompt for any single error kind keeps every rule written for it; and every L5 exemplar.
+prompt for any single error kind keeps every rule written for it; and every L5 exemplar: \
+its structure (skeleton within 200 tokens, spec routing to the pattern, manifest key and \
+file digests), then, unless --structure-only, the judge (compile against the simulator, \
+verify on every declared, held-out and stress shape, profile). --record writes each accepted \
+exemplar's [verification] and [performance] records into its entry/manifest.toml.
 
 Exit status: 0 when everything holds, 1 otherwise, 2 when the knowledge base cannot be read.";
 
@@ -127,6 +131,15 @@ pub struct KnowledgeCheckArgs {
     /// Fail when a pattern has no L5 exemplar yet.
     #[arg(long)]
     pub require_exemplars: bool,
+
+    /// Check exemplars' structure only; do not compile and judge them.
+    #[arg(long, conflicts_with = "record")]
+    pub structure_only: bool,
+
+    /// Write each accepted exemplar's verification and performance records into its
+    /// entry/manifest.toml.
+    #[arg(long)]
+    pub record: bool,
 
     /// Output format.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]

@@ -6,6 +6,9 @@
 //! `tokens`, `worst_case_tokens`, `budget`, `text`, `chunks` [{`id`, `level`, `digest`,
 //! `tokens`}], `omitted` [{`id`, `reason`}], `unmatched_kinds`.
 //!
+//! `check` judges every exemplar ([`JudgeExemplar`]) unless `--structure-only`; `--record`
+//! writes the records of accepted ones into their manifests.
+//!
 //! JSON of `check` (one object): `ok`, `root`, `chunks_per_level`, `budgets` [{`pattern`,
 //! `phase`, `tokens`, `worst_case`, `budget`, `ok`, `over_budget`}], `truncated_repairs`
 //! [{`kind`, `pattern`, `dropped`}], `uncovered_kinds`, `exemplars` [{`pattern`, `status`,
@@ -15,8 +18,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use agenticcann_build::knowledge::{
-    self, CheckOptions, ExemplarStatus, KnowledgeBase, OmitReason, Phase, Prompt, Routing,
-    StructureOnly,
+    self, CheckOptions, Exemplar, ExemplarJudge, ExemplarStatus, JudgeExemplar, KnowledgeBase,
+    OmitReason, Phase, Prompt, Routing, StructureOnly,
 };
 use agenticcann_build::spec::{check_manifest_path, OpSpec, Pattern};
 use anyhow::{anyhow, bail, Context, Result};
@@ -242,7 +245,15 @@ pub fn check(args: &KnowledgeCheckArgs) -> Result<ExitCode> {
     let options = CheckOptions {
         require_exemplars: args.require_exemplars,
     };
-    let report = knowledge::check(&kb, &StructureOnly, options);
+    let report = if args.structure_only {
+        knowledge::check(&kb, &StructureOnly, options)
+    } else {
+        let judge = Recording {
+            judge: JudgeExemplar::default(),
+            root: args.record.then(|| root.clone()),
+        };
+        knowledge::check(&kb, &judge, options)
+    };
     match args.message_format {
         MessageFormat::Json => {
             let v = json!({
@@ -355,4 +366,37 @@ pub fn check(args: &KnowledgeCheckArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The judge for `knowledge check`, writing the records of accepted exemplars into their
+/// manifests when `root` is set (`--record`).
+struct Recording {
+    judge: JudgeExemplar,
+    root: Option<std::path::PathBuf>,
+}
+
+impl ExemplarJudge for Recording {
+    fn judge(&self, exemplar: &Exemplar) -> std::result::Result<String, String> {
+        let ev = self
+            .judge
+            .evaluate(exemplar)
+            .map_err(|e| format!("{e} (--structure-only checks the structure alone)"))?;
+        let summary = JudgeExemplar::summary(&ev)?;
+        let Some(root) = &self.root else {
+            return Ok(summary);
+        };
+        let path = root.join(&exemplar.dir).join("entry/manifest.toml");
+        let text = exemplar
+            .file("manifest")
+            .map(|f| f.text.as_str())
+            .ok_or("no manifest")?;
+        let mut manifest =
+            agenticcann_build::store::Manifest::from_toml_str(text, &path.display().to_string())
+                .map_err(|e| e.to_string())?;
+        manifest.verification = ev.verification_record();
+        manifest.performance = ev.performance_record();
+        agenticcann_build::store::write_file_atomic(&path, manifest.to_toml_string().as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(format!("{summary} (records written to {})", path.display()))
+    }
 }

@@ -8,7 +8,8 @@
 //!   content key (see [`check`] for the JSON schema).
 //! - `knowledge show`: the prompt the knowledge base assembles for an op and a phase, with
 //!   its token count and the chunks (ids, digests) used; `knowledge check`: validate the
-//!   knowledge base and its token budgets (see [`knowledge`]).
+//!   knowledge base, its token budgets and, through the judge, its L5 exemplars (see
+//!   [`knowledge`]).
 //! - `judge`: run the judge (`agenticcann_build::judge`) on entry folders of one op and print
 //!   each evaluation (see [`judge`]).
 //!

@@ -111,7 +111,9 @@ impl Evaluation {
         Some(Verification {
             backend: self.backend.clone(),
             soc: self.soc.clone(),
-            seed: Some(self.seed),
+            // A TOML integer is an i64: a seed above i64::MAX (only ever given explicitly;
+            // fresh seeds have 63 bits) would make the manifest unreadable, so it is left out.
+            seed: i64::try_from(self.seed).is_ok().then_some(self.seed),
             shapes,
             extra: toml::Table::new(),
         })

@@ -109,7 +109,8 @@ pub enum JudgeError {
     },
 }
 
-/// A fresh seed: time, process id and a counter, hashed.
+/// A fresh seed: time, process id and a counter, hashed; 63 bits, so that it fits the i64
+/// of a TOML integer when a manifest records it.
 fn fresh_seed() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let t = std::time::SystemTime::now()
@@ -120,7 +121,7 @@ fn fresh_seed() -> u64 {
     h.update(&std::process::id().to_le_bytes());
     h.update(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
     let b = h.finalize();
-    u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("8 bytes"))
+    u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("8 bytes")) >> 1
 }
 
 fn ms(d: Duration) -> f64 {
@@ -789,5 +790,14 @@ mod tests {
         });
         assert_eq!(out, (0..8).map(|i| i * 10).collect::<Vec<_>>());
         assert!(parallel_map(&Vec::<u8>::new(), 3, |&x| x).is_empty());
+    }
+
+    #[test]
+    fn fresh_seeds_differ_and_fit_a_toml_integer() {
+        let seeds: Vec<u64> = (0..64).map(|_| fresh_seed()).collect();
+        for (i, s) in seeds.iter().enumerate() {
+            assert!(i64::try_from(*s).is_ok(), "{s}");
+            assert!(!seeds[..i].contains(s), "{s} drawn twice");
+        }
     }
 }

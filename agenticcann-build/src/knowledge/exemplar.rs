@@ -21,8 +21,8 @@
 //! `L5.<pattern>.manifest` ([`super::KnowledgeBase::read`]).
 //!
 //! Loading checks the structure (this module); that each exemplar compiles and verifies is
-//! checked through [`ExemplarJudge`] by `knowledge check` (the judge's implementation comes
-//! with part 2).
+//! checked through an [`ExemplarJudge`] by `knowledge check`: [`JudgeExemplar`] runs the
+//! evaluation judge ([`crate::judge`]) on the entry, [`StructureOnly`] checks nothing more.
 
 use std::path::{Path, PathBuf};
 
@@ -91,7 +91,7 @@ pub(crate) fn pointer_line(pattern: Pattern) -> String {
 }
 
 /// Verifies an exemplar end to end (compile, verify, profile). `knowledge check` runs every
-/// exemplar through one; [`StructureOnly`] is the implementation until the judge lands.
+/// exemplar through one: [`JudgeExemplar`] (the evaluation judge) or [`StructureOnly`].
 pub trait ExemplarJudge {
     /// A one-line summary on success (e.g. shapes verified and max errors), the failure
     /// otherwise.
@@ -108,6 +108,97 @@ pub struct StructureOnly;
 impl ExemplarJudge for StructureOnly {
     fn judge(&self, _exemplar: &Exemplar) -> Result<String, String> {
         Ok("structure checked; not compiled (no judge configured)".to_string())
+    }
+}
+
+/// The evaluation judge ([`crate::judge::evaluate`]) as an [`ExemplarJudge`]: the entry's
+/// `kernel.cpp`, `tiling.cpp` and `[tiling] fields`, compiled against the simulator, run
+/// on every declared, held-out and stress shape of the exemplar's spec with fresh inputs,
+/// verified against the reference and profiled. Accepted means verified with a plausible
+/// profile ([`Evaluation::accepted`](crate::judge::Evaluation::accepted)).
+#[derive(Clone, Debug, Default)]
+pub struct JudgeExemplar {
+    /// Options of every evaluation (seed, toolchain, cache folder, ...).
+    pub options: crate::judge::EvalOptions,
+}
+
+impl JudgeExemplar {
+    /// The judge's full evaluation of `exemplar`.
+    ///
+    /// # Errors
+    /// A message when the manifest does not parse or the judge cannot run (toolchain
+    /// missing, cache not writable); the candidate's own faults are in the evaluation.
+    pub fn evaluate(&self, exemplar: &Exemplar) -> Result<crate::judge::Evaluation, String> {
+        let text = |suffix: &str| {
+            exemplar
+                .file(suffix)
+                .map(|f| f.text.as_str())
+                .ok_or_else(|| format!("{}: no {suffix} file", exemplar.dir.display()))
+        };
+        let origin = exemplar.dir.join("entry/manifest.toml");
+        let manifest =
+            crate::store::Manifest::from_toml_str(text("manifest")?, &origin.display().to_string())
+                .map_err(|e| e.to_string())?;
+        let candidate =
+            crate::judge::Candidate::new(text("kernel")?, text("tiling")?, manifest.tiling.fields);
+        crate::judge::evaluate(&exemplar.op, &candidate, &self.options)
+            .map_err(|e| format!("the judge cannot run: {e}"))
+    }
+
+    /// What [`ExemplarJudge::judge`] makes of an evaluation: for an accepted one,
+    /// `verified on N shapes (D declared, H held-out, S stress), seed X; <dims>: <time> us,
+    /// <fraction> of roofline, <bound>-bound; ...` (the declared shapes' profiles); else
+    /// the verdict and the first three errors.
+    ///
+    /// # Errors
+    /// The verdict and the first errors when `ev` is not accepted.
+    pub fn summary(ev: &crate::judge::Evaluation) -> Result<String, String> {
+        use crate::judge::ShapeOrigin;
+        if !ev.accepted() {
+            let errors: Vec<String> = ev.errors().take(3).map(|d| d.headline()).collect();
+            return Err(format!(
+                "{}{}: {}",
+                ev.outcome.label(),
+                if ev.suspect_performance {
+                    " (suspect performance)"
+                } else {
+                    ""
+                },
+                errors.join("; ")
+            ));
+        }
+        let count = |f: fn(&ShapeOrigin) -> bool| ev.shapes.iter().filter(|s| f(&s.origin)).count();
+        let declared: Vec<String> = ev
+            .shapes
+            .iter()
+            .filter(|s| s.origin == ShapeOrigin::Declared)
+            .filter_map(|s| {
+                let p = s.profile.as_ref()?;
+                let dims: Vec<String> = s.dims.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                Some(format!(
+                    "{}: {:.2} us, {:.2} of roofline, {}-bound",
+                    dims.join(","),
+                    p.time_us,
+                    p.roofline_fraction,
+                    p.bound
+                ))
+            })
+            .collect();
+        Ok(format!(
+            "verified on {} shapes ({} declared, {} held-out, {} stress), seed {}; {}",
+            ev.shapes.len(),
+            count(|o| matches!(o, ShapeOrigin::Declared)),
+            count(|o| matches!(o, ShapeOrigin::HeldOut { .. })),
+            count(|o| matches!(o, ShapeOrigin::Stress { .. })),
+            ev.seed,
+            declared.join("; ")
+        ))
+    }
+}
+
+impl ExemplarJudge for JudgeExemplar {
+    fn judge(&self, exemplar: &Exemplar) -> Result<String, String> {
+        JudgeExemplar::summary(&self.evaluate(exemplar)?)
     }
 }
 

@@ -31,6 +31,8 @@ pub use assemble::{
 pub use base::{KnowledgeBase, LoadError, Problem, DIR_ENV};
 pub use check::{check, BudgetRow, CheckOptions, CheckReport, ExemplarStatus};
 pub use chunk::{Chunk, Level, Patterns};
-pub use exemplar::{Exemplar, ExemplarFile, ExemplarJudge, StructureOnly, SKELETON_MAX_TOKENS};
+pub use exemplar::{
+    Exemplar, ExemplarFile, ExemplarJudge, JudgeExemplar, StructureOnly, SKELETON_MAX_TOKENS,
+};
 pub use patterns::PatternDef;
 pub use route::{explain, route, route_reference, Routing, Rule};
