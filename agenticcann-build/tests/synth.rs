@@ -105,6 +105,24 @@ fn representative_suite_subset_is_verified() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// Writes the proposal of every suite and example op matching `SYNTH_TEST_OPS` to
+/// `SYNTH_DUMP` (debugging aid; does nothing without both).
+#[test]
+fn dump_proposals() {
+    let (Ok(dir), Ok(filter)) = (std::env::var("SYNTH_DUMP"), std::env::var("SYNTH_TEST_OPS"))
+    else {
+        return;
+    };
+    for s in suite() {
+        if only(&filter, &s.op.name) {
+            if let Ok(c) = propose(&s.op, &SynthOptions::default()) {
+                std::fs::write(format!("{dir}/{}.kernel.cpp", s.op.name), &c.kernel).unwrap();
+                std::fs::write(format!("{dir}/{}.tiling.cpp", s.op.name), &c.tiling).unwrap();
+            }
+        }
+    }
+}
+
 #[test]
 fn proposals_are_deterministic_and_use_no_raw_pointers() {
     let spec = Spec::from_manifest_path(&repo().join("example-project/Cargo.toml"))
@@ -214,7 +232,11 @@ fn eager_decomposition_has_one_kernel_per_primitive() {
 #[test]
 #[ignore]
 fn suite_feasibility() {
-    let all = suite();
+    let filter = std::env::var("SYNTH_TEST_OPS").unwrap_or_default();
+    let all: Vec<_> = suite()
+        .into_iter()
+        .filter(|s| only(&filter, &s.op.name))
+        .collect();
     let ops: Vec<&OpSpec> = all.iter().map(|s| &s.op).collect();
     let mut table: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
     let mut proposable = Vec::new();

@@ -14,7 +14,10 @@ fn cty(d: Dtype) -> &'static str {
     match d {
         Dtype::F16 => "half",
         Dtype::Bf16 => "bfloat16_t",
-        _ => "float",
+        Dtype::I32 => "int32_t",
+        Dtype::I8 => "int8_t",
+        Dtype::U8 | Dtype::Bool => "uint8_t",
+        Dtype::F32 => "float",
     }
 }
 
@@ -22,15 +25,16 @@ fn zero(d: Dtype) -> &'static str {
     match d {
         Dtype::F16 => "static_cast<half>(0.0f)",
         Dtype::Bf16 => "ToBfloat16(0.0f)",
-        _ => "0.0f",
+        Dtype::F32 => "0.0f",
+        _ => "0",
     }
 }
 
 fn to_f(d: Dtype, e: &str) -> String {
     match d {
-        Dtype::F16 => format!("static_cast<float>({e})"),
         Dtype::Bf16 => format!("ToFloat({e})"),
-        _ => e.to_string(),
+        Dtype::F32 => e.to_string(),
+        _ => format!("static_cast<float>({e})"),
     }
 }
 
@@ -243,6 +247,14 @@ impl<'a> Emitter<'a> {
             "BN",
             format!("({len}) * {}", d.size_bytes()),
         );
+        if d.size_bytes() == 1 {
+            self.add_buf(
+                format!("hb_{}{name}", pg.pre),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                format!("({len}) * 2"),
+            );
+        }
         if d != Dtype::F32 {
             self.add_buf(
                 format!("fb_{}{name}", pg.pre),
@@ -778,7 +790,7 @@ impl<'a> Emitter<'a> {
             ReduceOp::Max => "ReduceMax",
             ReduceOp::Min => "ReduceMin",
         };
-        let src = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        let src = if op == ReduceOp::Mean {
             self.uses_shift = true;
             if first {
                 w(s, ind, &format!("{kvar} = {x}.GetValue(0);"));
@@ -860,7 +872,7 @@ fn emit_reduce_final(
 fn reduce_final(op: ReduceOp, a: &str, k: &str) -> String {
     match op {
         ReduceOp::Mean => format!("{k} + {a} / static_cast<float>(C)"),
-        ReduceOp::Sum => format!("{k} * static_cast<float>(C) + {a}"),
+        ReduceOp::Sum => a.to_string(),
         _ => a.to_string(),
     }
 }

@@ -246,6 +246,35 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// `x` when `e` is `1 + exp(x)` or `exp(x) + 1`.
+fn softplus_arg<'a>(e: &'a Expr) -> Option<&'a Expr> {
+    let ExprKind::Binary {
+        op: BinaryOp::Add,
+        lhs,
+        rhs,
+    } = &e.kind
+    else {
+        return None;
+    };
+    let exp_arg = |x: &'a Expr| -> Option<&'a Expr> {
+        match &x.kind {
+            ExprKind::Call {
+                func: Func::Exp,
+                args,
+            } => args.first(),
+            _ => None,
+        }
+    };
+    let one = |x: &Expr| matches!(x.kind, ExprKind::Number(v) if v == 1.0);
+    if one(lhs) {
+        exp_arg(rhs)
+    } else if one(rhs) {
+        exp_arg(lhs)
+    } else {
+        None
+    }
+}
+
 fn normalize(axis: i64, rank: usize) -> Option<usize> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
@@ -288,17 +317,21 @@ impl Builder<'_, '_> {
         let all_lead_one = in_lead.iter().all(is_one);
         let row_like = last == self.cols && !is_one(&self.cols);
         if !row_like && !is_one(&last) {
+            // (a [C] vector in a domain of one row is that row, handled below)
             return Err(self.ctx.unsupported(format!(
                 "input `{name}`: last axis {last} neither the row length {} nor 1",
                 self.cols
             )));
         }
-        if all_lead_one {
+        if all_lead_one && !self.lead.iter().all(is_one) {
             return Ok(if row_like {
                 (Access::Vec, Level::Row)
             } else {
                 (Access::Uniform, Level::Uniform)
             });
+        }
+        if all_lead_one && !row_like {
+            return Ok((Access::Uniform, Level::Uniform));
         }
         // Row offset: sum over leading axes of index_i * stride_i.
         let contiguous = in_lead.iter().zip(&self.lead).all(|(a, b)| a == b);
@@ -350,12 +383,6 @@ impl Builder<'_, '_> {
                 } else if let Some(&i) = self.memo.get(n) {
                     i
                 } else if let Some(input) = self.ctx.op.input(n) {
-                    if !input.decl.dtype.is_float() {
-                        return Err(self.ctx.unsupported(format!(
-                            "input `{n}` has dtype {}: the proposer handles f16, bf16 and f32",
-                            input.decl.dtype.as_str()
-                        )));
-                    }
                     let (access, level) = self.access(n, &input.decl.shape)?;
                     let i = self.push(
                         Op::Input {
@@ -396,7 +423,31 @@ impl Builder<'_, '_> {
             }
             ExprKind::Call { func, args } => match func {
                 Func::Exp => self.un(Un::Exp, &args[0])?,
-                Func::Log => self.un(Un::Log, &args[0])?,
+                Func::Log => match softplus_arg(&args[0]) {
+                    // log(1 + exp(x)) overflows in fp32 for x > 88: lower the stable form
+                    // max(x, 0) + log(1 + exp(-|x|)).
+                    Some(x) => {
+                        let x = self.lower(x)?;
+                        let lx = self.level(x);
+                        let ax = self.push(Op::Un(Un::Abs, x), lx);
+                        let nax = self.push(Op::Un(Un::Neg, ax), lx);
+                        let ex = self.push(Op::Un(Un::Exp, nax), lx);
+                        let one = self.push(Op::Const(1.0), Level::Uniform);
+                        let zero = self.push(Op::Const(0.0), Level::Uniform);
+                        let s1 = self.bin(Bin::Add, ex, one);
+                        let lg = self.push(Op::Un(Un::Log, s1), lx);
+                        let m = self.bin(Bin::Max, x, zero);
+                        let y = self.bin(Bin::Add, m, lg);
+                        // The reference is evaluated in f64, where exp overflows past
+                        // ln(f64::MAX): keep its +inf there.
+                        let lim = self.push(Op::Const(f64::MAX.ln()), Level::Uniform);
+                        let over = self.bin(Bin::Cmp(BinaryOp::Gt), x, lim);
+                        let inf = self.push(Op::Const(f64::INFINITY), Level::Uniform);
+                        let level = self.level(over).max(self.level(y));
+                        self.push(Op::Where(over, inf, y), level)
+                    }
+                    None => self.un(Un::Log, &args[0])?,
+                },
                 Func::Sqrt => self.un(Un::Sqrt, &args[0])?,
                 Func::Rsqrt => self.un(Un::Rsqrt, &args[0])?,
                 Func::Tanh => self.un(Un::Tanh, &args[0])?,
