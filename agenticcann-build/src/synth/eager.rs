@@ -26,7 +26,13 @@ pub struct EagerTime {
     pub kernels: usize,
     /// Per declared shape of the parent op: its dims and the summed time, microseconds.
     pub shapes: Vec<(BTreeMap<String, u64>, f64)>,
+    /// Per declared shape: bytes the kernels moved between GM and UB in total.
+    pub bytes: Vec<u64>,
 }
+
+/// One primitive: its reference text, its tensor operands (name, shape, dtype) and its
+/// result shape.
+type Prim = (String, Vec<(String, ShapeTemplate, Dtype)>, ShapeTemplate);
 
 struct Decomp<'a> {
     op: &'a OpSpec,
@@ -36,8 +42,8 @@ struct Decomp<'a> {
     /// Intermediate tensors: name → shape.
     temps: Vec<(String, ShapeTemplate)>,
     memo: HashMap<String, Operand>,
-    /// (reference text, operand names, result shape)
-    prims: Vec<(String, Vec<(String, ShapeTemplate, Dtype)>, ShapeTemplate)>,
+    /// (reference text, operands, result shape)
+    prims: Vec<Prim>,
 }
 
 #[derive(Clone, Debug)]
@@ -301,6 +307,7 @@ pub fn eager_time(
         .iter()
         .map(|b| (b.iter().map(|(k, v)| (k.clone(), *v as u64)).collect(), 0.0))
         .collect();
+    let mut bytes = vec![0u64; shapes.len()];
     for k in &kernels {
         let ev = evaluate(&k.op, &k.candidate, eval)?;
         if !ev.accepted() {
@@ -323,11 +330,13 @@ pub fn eager_time(
             };
             if let Some(p) = sh.and_then(|s| s.profile.as_ref()) {
                 *t += p.time_us;
+                bytes[i] += p.gm_read_bytes + p.gm_write_bytes;
             }
         }
     }
     Ok(EagerTime {
         kernels: kernels.len(),
         shapes,
+        bytes,
     })
 }

@@ -769,11 +769,11 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// Emits a last-axis reduction of the row view `x` over `n` elements. Sums and means
-    /// are shifted by the row's first element `k` (`sum(x) = n·k + sum(x − k)`), so rows
-    /// with a large common offset lose no precision in fp32. Resident: sets the scalar
-    /// `acc` to the partial result (shifted sum, or max/min); chunked: accumulates into
-    /// `acc` (`first` = first chunk).
+    /// Emits a last-axis reduction of the row view `x` over `n` elements. Means are shifted
+    /// by the row's first element `k` (`mean(x) = k + sum(x − k)/C`), so rows with a large
+    /// common offset lose no precision in fp32. Sets the scalar `acc` (`first`) or
+    /// accumulates into it (later chunks).
+    #[allow(clippy::too_many_arguments)]
     fn emit_reduce(
         &mut self,
         s: &mut String,
@@ -1441,9 +1441,9 @@ pub(crate) fn emit(
                 )
             })
             .collect();
-        // In resident mode vec inputs use their own single-row buffers; declare them with
-        // the chunk-mode name but resident size LIN (>= P + 64).
-        e.emit_loads(s, 2, &pg, &vecs, "LIN", Mode::Resident, "0u", "0u");
+        // Vec inputs: one padded row (TL = P + 64) loaded once per core; in chunked mode the
+        // same buffers (TL = K) take each chunk.
+        e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
         w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
         w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
         w(s, 3, "uint32_t row0 = start + t0;");
