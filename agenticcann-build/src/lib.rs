@@ -91,6 +91,10 @@
 //! - `AGENTICCANN_REMOTE` — `http(s)://host[:port][/prefix]` of a Bazel-HTTP-cache remote
 //!   store; entries fetched from it are verified and written into the user cache.
 //! - `AGENTICCANN_OFFLINE` — any value but `0`/`false`/`no`/`off`: never contact the remote.
+//! - `AGENTICCANN_NO_SYNTH` — any value but `0`/`false`/`no`/`off`: a store miss is an error
+//!   instead of a kernel synthesized by the offline proposer ([`synth`]), verified by the judge
+//!   and cached in `OUT_DIR/agenticcann/synth/` with a `cargo:warning` per op
+//!   (`Builder::synth_on_miss` overrides it).
 //! - `DOCS_RS` — generate documentation stubs only; look nothing up, compile nothing.
 //! - `AGENTICCANN_CXX` — the simulator backend's C++20 compiler (as for the judge); when
 //!   unset, `cc` chooses. A compiler that does not exist is a toolchain error naming
@@ -135,6 +139,7 @@ pub mod knowledge;
 pub mod spec;
 pub mod store;
 pub mod suite;
+pub mod synth;
 pub mod toolchain;
 
 pub use builder::{miss_message, BuildReport, Builder, BuiltOp, Error, ErrorKind, Miss};

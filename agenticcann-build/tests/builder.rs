@@ -77,6 +77,45 @@ fn a_tampered_kernel_file_fails_the_build_naming_the_file() {
 }
 
 #[test]
+fn a_miss_is_synthesized_into_out_dir_with_a_warning() {
+    let f = Fixture::new(&["softmax"]);
+    f.set_reference("softmax", "m = max(x, axis=-1, keepdims=true)\ne = exp(2 * (x - m))\ny = e / sum(e, axis=-1, keepdims=true)");
+    let report = f.builder().synth_on_miss(true).try_build().unwrap();
+    let op = report.ops.iter().find(|o| o.name == "softmax").unwrap();
+    assert_eq!(
+        op.source,
+        Some(agenticcann_build::store::Source::Synthesized)
+    );
+    let dir = op.entry_dir.clone().unwrap();
+    assert!(dir.starts_with(f.out()), "{} not in OUT_DIR", dir.display());
+    assert!(
+        !f.entry(&op.key.to_hex()).exists(),
+        "the crate's kernels/ folder is never written"
+    );
+    let m = agenticcann_build::store::Entry::load_with_key(&dir, &op.key).unwrap();
+    assert!(m.manifest.verification.is_some(), "the judge verified it");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("op `softmax`") && w.contains("offline proposer")),
+        "{:?}",
+        report.warnings
+    );
+    // A second build reuses the cached entry.
+    let again = f.builder().synth_on_miss(true).try_build().unwrap();
+    assert_eq!(
+        again
+            .ops
+            .iter()
+            .find(|o| o.name == "softmax")
+            .unwrap()
+            .entry_dir,
+        Some(dir)
+    );
+}
+
+#[test]
 fn a_spec_change_without_a_kernel_is_the_miss_error() {
     let f = Fixture::new(&["softmax"]);
     let mut lock = Lock::default();

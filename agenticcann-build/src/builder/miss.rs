@@ -1,9 +1,10 @@
 //! What happens when an op has no entry in any store root (DESIGN §5 step 2).
 //!
-//! Until the offline proposer exists (issue 7), a miss is an error that names the op and its
-//! key, lists every place searched and says how to produce a kernel. The offline proposer
-//! will plug in here: synthesize a verified baseline into `OUT_DIR` and warn instead. A
-//! build script never calls an LLM.
+//! On a miss the build synthesizes a verified baseline with the offline proposer into
+//! `OUT_DIR` and warns (see `run.rs`); when that is turned off (`AGENTICCANN_NO_SYNTH`,
+//! `Builder::synth_on_miss(false)`) or fails, the miss is an error that names the op and its
+//! key, lists every place searched and says how to produce a kernel. A build script never
+//! calls an LLM.
 
 use std::path::Path;
 

@@ -37,6 +37,7 @@ pub struct Builder {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) remote: Option<Option<String>>,
     pub(crate) offline: Option<bool>,
+    pub(crate) synth_on_miss: Option<bool>,
     pub(crate) docs_rs: Option<bool>,
     pub(crate) jobs: Option<usize>,
     pub(crate) target: Option<String>,
@@ -109,6 +110,15 @@ impl Builder {
     /// `0`/`false`/`no`/`off`).
     pub fn offline(&mut self, offline: bool) -> &mut Self {
         self.offline = Some(offline);
+        self
+    }
+
+    /// On a store miss, synthesize a verified kernel with the offline proposer into
+    /// `OUT_DIR` and warn, instead of failing (default: true unless `$AGENTICCANN_NO_SYNTH`
+    /// is set to anything but `0`/`false`/`no`/`off`). With `false`, a miss is the
+    /// [`ErrorKind::Miss`](crate::ErrorKind::Miss) error.
+    pub fn synth_on_miss(&mut self, synth: bool) -> &mut Self {
+        self.synth_on_miss = Some(synth);
         self
     }
 

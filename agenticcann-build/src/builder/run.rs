@@ -119,6 +119,27 @@ fn store_err(e: StoreError) -> Error {
     Error::with_source(store_err_kind(&e), e.to_string(), e)
 }
 
+/// The entry of `op` synthesized into `root` (an `OUT_DIR` store): reused when a valid entry
+/// for the key is already there (so rebuilds do not re-verify), else proposed, judged and
+/// written.
+fn synth_entry(op: &OpSpec, root: &Path, out_dir: &Path) -> Result<Entry, String> {
+    let dir = root.join(op.key().to_hex());
+    if dir.join("manifest.toml").is_file() {
+        if let Ok(e) = Entry::load_with_key(&dir, &op.key()) {
+            return Ok(e);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let eval = crate::judge::EvalOptions {
+        cache_dir: Some(out_dir.join("agenticcann").join("judge")),
+        ..crate::judge::EvalOptions::default()
+    };
+    let s = crate::synth::synthesize(op, &crate::synth::SynthOptions::default(), &eval)
+        .map_err(|e| e.to_string())?;
+    crate::synth::write_entry(root, op, &s.candidate, Some(&s.evaluation))
+        .map_err(|e| e.to_string())
+}
+
 fn host_triple() -> String {
     let arch = std::env::consts::ARCH;
     match std::env::consts::OS {
@@ -312,10 +333,57 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
         entries.push((i, found.entry, found.source));
     }
     if !misses.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Miss,
-            miss_message(&misses, &store, lock.as_ref(), &manifest_dir),
-        ));
+        let synth = b.synth_on_miss.unwrap_or_else(|| {
+            !ctx.env.get("AGENTICCANN_NO_SYNTH").is_some_and(|v| {
+                !matches!(
+                    v.to_ascii_lowercase().as_str(),
+                    "0" | "false" | "no" | "off"
+                )
+            })
+        });
+        let message = || miss_message(&misses, &store, lock.as_ref(), &manifest_dir);
+        if !synth {
+            return Err(Error::new(
+                ErrorKind::Miss,
+                format!(
+                    "{}\n\n(the offline proposer is off: AGENTICCANN_NO_SYNTH is set or Builder::synth_on_miss(false))",
+                    message()
+                ),
+            ));
+        }
+        let root = out_dir.join("agenticcann").join("synth");
+        for m in &misses {
+            let Some((i, op)) = spec.ops.iter().enumerate().find(|(_, o)| o.name == m.op) else {
+                continue;
+            };
+            let entry = synth_entry(op, &root, &out_dir).map_err(|e| {
+                Error::new(
+                    ErrorKind::Miss,
+                    format!(
+                        "{}\n\nthe offline proposer could not produce a verified kernel for `{}`: {e}",
+                        message(),
+                        op.name
+                    ),
+                )
+            })?;
+            ctx.warning(&format!(
+                "op `{}` (key {}) has no kernel in the store: using the offline proposer's verified baseline ({}); evolve a faster one with `cargo agenticcann evolve --op {}`",
+                op.name,
+                m.key,
+                entry.dir.display(),
+                op.name
+            ));
+            ctx.report.borrow_mut().ops.push(BuiltOp {
+                name: op.name.clone(),
+                key: m.key,
+                source: Some(Source::Synthesized),
+                entry_dir: Some(entry.dir.clone()),
+            });
+            entries.push((i, entry, Source::Synthesized));
+        }
+        entries.sort_by_key(|(i, _, _)| *i);
+        let order = |name: &str| spec.ops.iter().position(|o| o.name == name);
+        ctx.report.borrow_mut().ops.sort_by_key(|o| order(&o.name));
     }
     if entries.is_empty() {
         write_if_changed(&ops_rs, b"// This crate declares no ops.\n")

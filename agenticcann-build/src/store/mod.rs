@@ -50,6 +50,9 @@ pub enum Source {
     UserCache,
     /// Fetched from the remote at this URL (and written into the user cache).
     Remote(String),
+    /// Synthesized on a miss by the offline proposer, verified by the judge and cached in
+    /// the build's `OUT_DIR` (never in the crate's `kernels/` folder).
+    Synthesized,
 }
 
 impl fmt::Display for Source {
@@ -58,6 +61,9 @@ impl fmt::Display for Source {
             Source::CrateKernels => f.write_str("the crate's kernels folder"),
             Source::UserCache => f.write_str("the user cache"),
             Source::Remote(url) => write!(f, "the remote store {url}"),
+            Source::Synthesized => {
+                f.write_str("the offline proposer (verified, cached in OUT_DIR)")
+            }
         }
     }
 }

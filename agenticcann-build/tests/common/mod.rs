@@ -99,6 +99,7 @@ impl Fixture {
             .cache_dir(self.root().join("cache"))
             .remote(None)
             .offline(false)
+            .synth_on_miss(false)
             .docs_only(false)
             .jobs(2)
             .cargo_metadata(false);
