@@ -132,6 +132,7 @@ pub mod knowledge;
 pub mod spec;
 pub mod store;
 pub mod suite;
+pub mod synth;
 pub mod toolchain;
 
 pub use builder::{miss_message, BuildReport, Builder, BuiltOp, Error, ErrorKind, Miss};

@@ -36,7 +36,29 @@ pub enum Command {
     /// Judge kernel entries: policy, compile, run, verify and profile on the simulator.
     #[command(long_about = JUDGE_LONG_ABOUT)]
     Judge(JudgeArgs),
+    /// Propose a kernel with the offline proposer (or its eager baseline), verify it with the
+    /// judge and write it in the store layout.
+    #[command(long_about = SYNTH_LONG_ABOUT)]
+    Synth(SynthArgs),
 }
+
+const SYNTH_LONG_ABOUT: &str = "\
+Generate a kernel for op NAME with the offline proposer (agenticcann_build::synth: the reference \
+lowered to fp32 vector code over a row view, double-buffered tiles, no LLM), evaluate it with \
+the judge (policy, compile, run, verification on declared, held-out and stress shapes, cost-model \
+profile) and print the verdict with the time of each declared shape. With --eager, the eager \
+baseline instead: one kernel per primitive operation of the reference, each judged; the times \
+are summed. Without --eager, the eager baseline is also timed (declared shapes only) and the \
+speedup printed as \"vs eager\" (skip with --no-eager-ratio).
+
+With --out DIR, the accepted entry is written to DIR/<key>/ (manifest.toml with provenance \
+offline and the verification and performance records, kernel.cpp, tiling.cpp); with --eager, \
+each primitive's entry is written under DIR.
+
+Exit status: 0 when the kernel (every eager kernel) is accepted, 1 otherwise, 2 for usage \
+errors, ops the proposer cannot lower, or a judge that cannot run. With --message-format json, \
+stdout has one JSON object: {op, key, mode, accepted, entry?, time_us: [{dims, us}], \
+eager_time_us?: [{dims, us}], vs_eager?: [..], evaluation}.";
 
 /// `cargo agenticcann knowledge …`.
 #[derive(Debug, Subcommand)]
@@ -231,6 +253,37 @@ pub struct JudgeArgs {
     /// Keep each candidate's scratch folder (compiler inputs, harness files) and print it.
     #[arg(long)]
     pub keep_scratch: bool,
+}
+
+/// `cargo agenticcann synth`.
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// The op (a key of [package.metadata.agenticcann.ops]).
+    #[arg(long, value_name = "NAME")]
+    pub op: String,
+
+    /// Generate the eager baseline (one kernel per primitive operation) instead.
+    #[arg(long)]
+    pub eager: bool,
+
+    /// Do not time the eager baseline for the "vs eager" ratio.
+    #[arg(long)]
+    pub no_eager_ratio: bool,
+
+    /// Store folder to write the accepted entry (entries) to.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+
+    /// Seed of the inputs (default: a fresh one).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //!   knowledge base and its token budgets (see [`knowledge`]).
 //! - `judge`: run the judge (`agenticcann_build::judge`) on entry folders of one op and print
 //!   each evaluation (see [`judge`]).
+//! - `synth`: the offline proposer's kernel (or the eager baseline) for an op, judged, with
+//!   its cost-model times and the ratio vs eager; `--out DIR` writes the entry (see [`synth`]).
 //!
 //! Exit status: 0 when every spec is valid, 1 when any is invalid, 2 for usage errors and
 //! workspaces that cannot be loaded (`cargo metadata` failed, unknown `-p` package).
@@ -21,6 +23,7 @@ mod judge;
 mod knowledge;
 mod report;
 mod select;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         cli::Command::Knowledge(cli::KnowledgeCommand::Show(a)) => knowledge::show(&a),
         cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
         cli::Command::Judge(a) => judge::run(&a),
+        cli::Command::Synth(a) => synth::run(&a),
     };
     match result {
         Ok(code) => code,

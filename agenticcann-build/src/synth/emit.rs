@@ -1,0 +1,1796 @@
+//! C++ emission of a lowered op: `kernel.cpp` (Ascend C, API calls only: no GM pointer
+//! arithmetic or dereference) and `tiling.cpp`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use super::lower::{prod_code, Access, Bin, Level, Lowered, Op, Program, Un};
+use super::{SynthError, TilingParams};
+use crate::spec::reference::{BinaryOp, ReduceOp};
+use crate::spec::{Dim, Dtype, OpSpec};
+use crate::store::{FieldType, TilingField};
+
+fn cty(d: Dtype) -> &'static str {
+    match d {
+        Dtype::F16 => "half",
+        Dtype::Bf16 => "bfloat16_t",
+        _ => "float",
+    }
+}
+
+fn zero(d: Dtype) -> &'static str {
+    match d {
+        Dtype::F16 => "static_cast<half>(0.0f)",
+        Dtype::Bf16 => "ToBfloat16(0.0f)",
+        _ => "0.0f",
+    }
+}
+
+fn to_f(d: Dtype, e: &str) -> String {
+    match d {
+        Dtype::F16 => format!("static_cast<float>({e})"),
+        Dtype::Bf16 => format!("ToFloat({e})"),
+        _ => e.to_string(),
+    }
+}
+
+fn from_f(d: Dtype, e: &str) -> String {
+    match d {
+        Dtype::F16 => format!("static_cast<half>({e})"),
+        Dtype::Bf16 => format!("ToBfloat16({e})"),
+        _ => e.to_string(),
+    }
+}
+
+fn flit(v: f64) -> String {
+    let f = v as f32;
+    if f.is_nan() {
+        "(0.0f / 0.0f)".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "INFINITY".into()
+        } else {
+            "(-INFINITY)".into()
+        }
+    } else {
+        format!("{:e}f", f)
+    }
+}
+
+fn cmp_mode(op: BinaryOp, swapped: bool) -> &'static str {
+    let op = if swapped {
+        match op {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::Le => BinaryOp::Ge,
+            BinaryOp::Ge => BinaryOp::Le,
+            o => o,
+        }
+    } else {
+        op
+    };
+    match op {
+        BinaryOp::Lt => "CMPMODE::LT",
+        BinaryOp::Gt => "CMPMODE::GT",
+        BinaryOp::Le => "CMPMODE::LE",
+        BinaryOp::Ge => "CMPMODE::GE",
+        BinaryOp::Eq => "CMPMODE::EQ",
+        _ => "CMPMODE::NE",
+    }
+}
+
+/// Where the emitted code runs: `Resident` = whole rows in UB (a tile of rows, inputs
+/// loaded once), `Chunked` = one row at a time in chunks of `K`, `Flat` = element ranges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Resident,
+    Chunked,
+    Flat,
+}
+
+/// One UB buffer of the kernel: InitBuffer in the kernel and the same size in the tiling's
+/// UB budget.
+struct Buf {
+    /// Member name.
+    name: String,
+    /// `TQue<VECIN, 2>`, `TQue<VECOUT, 2>` or `TBuf<VECCALC>`.
+    decl: &'static str,
+    /// Number of buffers (C++ expression over `BN`).
+    num: String,
+    /// Bytes per buffer (C++ expression over `T`, `P`, `K`, `TL`, `LIN`, `BN`).
+    bytes: String,
+}
+
+/// Per-program emission state.
+struct Prog<'a> {
+    p: &'a Program,
+    /// Name prefix of this program's buffers and scalars.
+    pre: String,
+    stage: Vec<u32>,
+}
+
+impl<'a> Prog<'a> {
+    fn new(p: &'a Program, pre: &str) -> Prog<'a> {
+        let mut stage = vec![0u32; p.nodes.len()];
+        for (i, n) in p.nodes.iter().enumerate() {
+            stage[i] = match &n.op {
+                Op::Const(_) | Op::Input { .. } | Op::RedMid { .. } => 0,
+                Op::Un(_, a) => stage[*a],
+                Op::Bin(_, a, b) => stage[*a].max(stage[*b]),
+                Op::Where(c, a, b) => stage[*c].max(stage[*a]).max(stage[*b]),
+                Op::RedLast(_, a) => stage[*a] + 1,
+            };
+        }
+        Prog {
+            p,
+            pre: pre.to_string(),
+            stage,
+        }
+    }
+
+    fn level(&self, i: usize) -> Level {
+        self.p.nodes[i].level
+    }
+
+    /// Scalar expression of a non-row node.
+    fn sv(&self, i: usize) -> String {
+        match &self.p.nodes[i].op {
+            Op::Const(v) => flit(*v),
+            _ => format!("{}s{i}", self.pre),
+        }
+    }
+
+    /// The row inputs (Row or Vec access) read by the Row nodes in `set`.
+    fn inputs_of(&self, set: &BTreeSet<usize>) -> Vec<usize> {
+        set.iter()
+            .copied()
+            .filter(|&i| {
+                matches!(
+                    &self.p.nodes[i].op,
+                    Op::Input {
+                        access: Access::Row { .. } | Access::Vec,
+                        ..
+                    }
+                )
+            })
+            .collect()
+    }
+
+    /// Row nodes needed to compute `roots` (stopping at non-row nodes and accumulators).
+    fn closure(&self, roots: &[usize]) -> BTreeSet<usize> {
+        let mut set = BTreeSet::new();
+        let mut stack: Vec<usize> = roots.to_vec();
+        while let Some(i) = stack.pop() {
+            if self.level(i) != Level::Row || !set.insert(i) {
+                continue;
+            }
+            match &self.p.nodes[i].op {
+                Op::Un(_, a) => stack.push(*a),
+                Op::Bin(_, a, b) => stack.extend([*a, *b]),
+                Op::Where(c, a, b) => stack.extend([*c, *a, *b]),
+                _ => {}
+            }
+        }
+        set
+    }
+}
+
+/// Result of emission.
+pub(crate) struct Emitted {
+    pub kernel: String,
+    pub tiling: String,
+    pub fields: Vec<TilingField>,
+}
+
+struct Emitter<'a> {
+    op: &'a OpSpec,
+    lw: &'a Lowered,
+    params: &'a TilingParams,
+    bufs: Vec<Buf>,
+    ntemps: usize,
+    /// Code lines of Process.
+    body: String,
+    uses_mask: bool,
+    uses_reduce: bool,
+    uses_shift: bool,
+    compensate: bool,
+    scalar_lo: BTreeSet<usize>,
+}
+
+fn w(s: &mut String, indent: usize, line: &str) {
+    for _ in 0..indent {
+        s.push_str("  ");
+    }
+    s.push_str(line);
+    s.push('\n');
+}
+
+impl<'a> Emitter<'a> {
+    fn fail(&self, reason: impl Into<String>) -> SynthError {
+        SynthError::Unsupported {
+            op: self.op.name.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    fn add_buf(&mut self, name: String, decl: &'static str, num: &str, bytes: String) {
+        if !self.bufs.iter().any(|b| b.name == name) {
+            self.bufs.push(Buf {
+                name,
+                decl,
+                num: num.to_string(),
+                bytes,
+            });
+        }
+    }
+
+    fn in_dtype(&self, name: &str) -> Dtype {
+        self.lw.dtypes.get(name).copied().unwrap_or(Dtype::F32)
+    }
+
+    /// Declares the buffers of a row input of program `pg` and returns (queue, fp32 view
+    /// name, dtype).
+    fn input_bufs(&mut self, pg: &Prog, i: usize, len: &str) -> (String, String, Dtype) {
+        let Op::Input { name, .. } = &pg.p.nodes[i].op else {
+            unreachable!("input_bufs on a non-input")
+        };
+        let d = self.in_dtype(name);
+        let q = format!("iq_{}{name}", pg.pre);
+        let f = format!("f_{}{name}", pg.pre);
+        self.add_buf(
+            q.clone(),
+            "TQue<TPosition::VECIN, 2>",
+            "BN",
+            format!("({len}) * {}", d.size_bytes()),
+        );
+        if d != Dtype::F32 {
+            self.add_buf(
+                format!("fb_{}{name}", pg.pre),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                format!("({len}) * 4"),
+            );
+        }
+        (q, f, d)
+    }
+
+    /// Emits GM→UB copies of the row inputs `ins` (alloc + DataCopyPad + EnQue), then their
+    /// DeQue + Cast to fp32. `gm(i)` gives the GM element offset of one burst; bursts
+    /// `nb` (C++), burst length `n` elements (C++), UB pitch `pitch` elements.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_loads(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        ins: &[usize],
+        len: &str,
+        mode: Mode,
+        rowvar: &str,
+        coloff: &str,
+    ) {
+        let mut deq = Vec::new();
+        for &i in ins {
+            let (q, f, d) = self.input_bufs(pg, i, len);
+            let Op::Input { access, name } = &pg.p.nodes[i].op else {
+                continue;
+            };
+            let ty = cty(d);
+            let sz = d.size_bytes();
+            w(
+                s,
+                ind,
+                &format!("LocalTensor<{ty}> q_{f} = {q}.AllocTensor<{ty}>();"),
+            );
+            let pad = format!("DataCopyPadExtParams<{ty}>{{false, 0, 0, {}}}", zero(d));
+            match (mode, access) {
+                (Mode::Resident, Access::Row { offset, contiguous }) => {
+                    if *contiguous {
+                        let off = offset.replace("ROW", "row0");
+                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, 0, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0}}, {pad});"));
+                    } else {
+                        w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
+                        let off = offset.replace("ROW", "row0 + j");
+                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{1, C * {sz}u, 0, 0, 0}}, {pad});"));
+                        w(s, ind, "}");
+                    }
+                }
+                (Mode::Resident, _) => {
+                    // Vec input loaded once (offset 0).
+                    w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[0], DataCopyExtParams{{1, C * {sz}u, 0, 0, 0}}, {pad});"));
+                }
+                (Mode::Chunked, Access::Row { offset, .. }) => {
+                    let off = offset.replace("ROW", rowvar);
+                    w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off} + {coloff}], DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}}, {pad});"));
+                }
+                (Mode::Chunked, _) => {
+                    w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{coloff}], DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}}, {pad});"));
+                }
+                (Mode::Flat, _) => {
+                    w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{coloff}], DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}}, {pad});"));
+                }
+            }
+            w(s, ind, &format!("{q}.EnQue(q_{f});"));
+            let cnt = match (mode, access) {
+                (Mode::Resident, Access::Row { .. }) => "nt * P",
+                (Mode::Resident, _) => "P",
+                _ => "n",
+            };
+            deq.push((q, f, d, cnt));
+        }
+        for (q, f, d, cnt) in deq {
+            let ty = cty(d);
+            if d == Dtype::F32 {
+                w(
+                    s,
+                    ind,
+                    &format!("LocalTensor<float> {f} = {q}.DeQue<float>();"),
+                );
+            } else {
+                let fb = f.replacen("f_", "fb_", 1);
+                w(s, ind, &format!("q_{f} = {q}.DeQue<{ty}>();"));
+                w(
+                    s,
+                    ind,
+                    &format!("LocalTensor<float> {f} = {fb}.Get<float>();"),
+                );
+                w(
+                    s,
+                    ind,
+                    &format!("Cast({f}, q_{f}, RoundMode::CAST_NONE, {cnt});"),
+                );
+                w(s, ind, &format!("{q}.FreeTensor(q_{f});"));
+            }
+        }
+    }
+
+    /// Frees the fp32 inputs held in queues.
+    fn emit_frees(&self, s: &mut String, ind: usize, pg: &Prog, ins: &[usize]) {
+        for &i in ins {
+            let Op::Input { name, .. } = &pg.p.nodes[i].op else {
+                continue;
+            };
+            if self.in_dtype(name) == Dtype::F32 {
+                w(
+                    s,
+                    ind,
+                    &format!("iq_{}{name}.FreeTensor(f_{}{name});", pg.pre, pg.pre),
+                );
+            }
+        }
+    }
+
+    /// Emits the scalar code of the non-row node `i`.
+    fn emit_scalar(&mut self, s: &mut String, ind: usize, pg: &Prog, i: usize, rowvar: &str) {
+        let v = format!("{}s{i}", pg.pre);
+        let line = match &pg.p.nodes[i].op {
+            Op::Const(_) | Op::RedLast(..) | Op::RedMid { .. } => return,
+            Op::Input { name, access } => {
+                let d = self.in_dtype(name);
+                let off = match access {
+                    Access::RowScalar(o) => o.replace("ROW", rowvar),
+                    _ => "0".into(),
+                };
+                format!(
+                    "float {v} = {};",
+                    to_f(d, &format!("g_{name}.GetValue({off})"))
+                )
+            }
+            Op::Un(u, a) => {
+                let x = pg.sv(*a);
+                let e = match u {
+                    Un::Neg => format!("-({x})"),
+                    Un::Exp => format!("expf({x})"),
+                    Un::Log => format!("logf({x})"),
+                    Un::Sqrt => format!("sqrtf({x})"),
+                    Un::Rsqrt => format!("1.0f / sqrtf({x})"),
+                    Un::Tanh => format!("tanhf({x})"),
+                    Un::Erf => format!("erff({x})"),
+                    Un::Sigmoid => format!("1.0f / (1.0f + expf(-({x})))"),
+                    Un::Abs => format!("fabsf({x})"),
+                };
+                format!("float {v} = {e};")
+            }
+            Op::Bin(b, l, r) => {
+                let (x, y) = (pg.sv(*l), pg.sv(*r));
+                let e = match b {
+                    Bin::Add => format!("{x} + {y}"),
+                    Bin::Sub => format!("{x} - {y}"),
+                    Bin::Mul => format!("{x} * {y}"),
+                    Bin::Div => format!("{x} / {y}"),
+                    Bin::Pow => format!("powf({x}, {y})"),
+                    Bin::Max => format!("(({x}) != ({x}) || ({x}) > ({y})) ? ({x}) : ({y})"),
+                    Bin::Min => format!("(({x}) != ({x}) || ({x}) < ({y})) ? ({x}) : ({y})"),
+                    Bin::Cmp(c) => format!("(({x}) {} ({y})) ? 1.0f : 0.0f", c.symbol()),
+                };
+                format!("float {v} = {e};")
+            }
+            Op::Where(c, a, b) => format!(
+                "float {v} = ({} != 0.0f) ? ({}) : ({});",
+                pg.sv(*c),
+                pg.sv(*a),
+                pg.sv(*b)
+            ),
+        };
+        w(s, ind, &line);
+    }
+
+    /// Emits the vector code of the row nodes `set` (in order), given views of the inputs
+    /// and accumulators in `views`; adds the view of every computed node. Temporaries are
+    /// allocated linearly and reused once their node is dead; `keep` nodes stay alive.
+    ///
+    /// With `self.compensate` (f32 outputs), sums of rows and shifts of rows by a per-row
+    /// scalar carry their exact rounding error (TwoSum) in a second buffer that is folded
+    /// back in before any other use, so centring `x + y − mean` loses no precision.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_rows(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        set: &BTreeSet<usize>,
+        keep: &[usize],
+        views: &mut HashMap<usize, String>,
+    ) -> Result<HashMap<usize, String>, SynthError> {
+        let operands = |i: usize| -> Vec<usize> {
+            match &pg.p.nodes[i].op {
+                Op::Un(_, a) => vec![*a],
+                Op::Bin(_, a, b) => vec![*a, *b],
+                Op::Where(c, a, b) => vec![*c, *a, *b],
+                _ => vec![],
+            }
+        };
+        let mut last: HashMap<usize, usize> = HashMap::new();
+        for &i in set {
+            for o in operands(i) {
+                last.insert(o, i);
+            }
+        }
+        for &k in keep {
+            last.insert(k, usize::MAX);
+        }
+        let mut free: Vec<usize> = Vec::new();
+        let mut used = 0usize;
+        let mut alloc = |free: &mut Vec<usize>| -> usize {
+            if let Some(t) = free.pop() {
+                t
+            } else {
+                used += 1;
+                used - 1
+            }
+        };
+        let mut owner: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut lo: HashMap<usize, String> = HashMap::new();
+        for &i in set {
+            if views.contains_key(&i) {
+                continue;
+            }
+            let ops = operands(i);
+            if ops.is_empty() {
+                return Err(self.fail("internal: a row node without a view"));
+            }
+            let row = |j: usize| pg.level(j) == Level::Row;
+            // Compensated sums: row ± row, row ± per-row scalar.
+            let comp = self.compensate
+                && match &pg.p.nodes[i].op {
+                    Op::Bin(Bin::Add | Bin::Sub, a, b) => {
+                        (row(*a) && row(*b)) || (row(*a) && pg.level(*b) == Level::RowScalar)
+                    }
+                    _ => false,
+                };
+            // Fold the error terms of the operands in (in place) unless this is a sum.
+            if !comp {
+                for &o in &ops {
+                    if let Some(l) = lo.remove(&o) {
+                        let h = &views[&o];
+                        w(s, ind, &format!("Add({h}, {h}, {l}, n);"));
+                    }
+                }
+            }
+            let hl = comp
+                || matches!(
+                    pg.p.nodes[i].op,
+                    Op::Un(Un::Tanh | Un::Erf | Un::Sigmoid, _)
+                        | Op::Where(..)
+                        | Op::Bin(Bin::Cmp(_), ..)
+                );
+            let dying: Vec<usize> = ops
+                .iter()
+                .filter(|o| last.get(o) == Some(&i))
+                .flat_map(|o| owner.get(o).cloned().unwrap_or_default())
+                .collect();
+            let mut dying: Vec<usize> = dying;
+            dying.dedup();
+            let t = if !hl && !dying.is_empty() {
+                dying.remove(0)
+            } else {
+                alloc(&mut free)
+            };
+            let d = format!("tmp{t}");
+            let mut mine = vec![t];
+            if comp {
+                let tl = alloc(&mut free);
+                let tb = alloc(&mut free);
+                let (l, bb) = (format!("tmp{tl}"), format!("tmp{tb}"));
+                let Op::Bin(b, x, y) = &pg.p.nodes[i].op else {
+                    unreachable!()
+                };
+                let a = views[x].clone();
+                let sub = *b == Bin::Sub;
+                if row(*y) {
+                    let bv = views[y].clone();
+                    let f = if sub { "Sub" } else { "Add" };
+                    w(s, ind, &format!("{f}({d}, {a}, {bv}, n);"));
+                    w(s, ind, &format!("Sub({bb}, {d}, {a}, n);"));
+                    w(s, ind, &format!("Sub({l}, {d}, {bb}, n);"));
+                    w(s, ind, &format!("Sub({l}, {a}, {l}, n);"));
+                    if sub {
+                        w(s, ind, &format!("Add({bb}, {bv}, {bb}, n);"));
+                        w(s, ind, &format!("Sub({l}, {l}, {bb}, n);"));
+                    } else {
+                        w(s, ind, &format!("Sub({bb}, {bv}, {bb}, n);"));
+                        w(s, ind, &format!("Add({l}, {l}, {bb}, n);"));
+                    }
+                    if let Some(yl) = lo.get(y) {
+                        w(s, ind, &format!("{f}({l}, {l}, {yl}, n);"));
+                    }
+                } else {
+                    let c = pg.sv(*y);
+                    let c = if sub { format!("-({c})") } else { c };
+                    w(s, ind, &format!("Adds({d}, {a}, {c}, n);"));
+                    w(s, ind, &format!("Sub({bb}, {d}, {a}, n);"));
+                    w(s, ind, &format!("Sub({l}, {d}, {bb}, n);"));
+                    w(s, ind, &format!("Sub({l}, {a}, {l}, n);"));
+                    w(s, ind, &format!("Muls({bb}, {bb}, -1.0f, n);"));
+                    w(s, ind, &format!("Adds({bb}, {bb}, {c}, n);"));
+                    w(s, ind, &format!("Add({l}, {l}, {bb}, n);"));
+                    if self.scalar_lo.contains(y) {
+                        let sl = if sub {
+                            format!("-s{y}_lo")
+                        } else {
+                            format!("s{y}_lo")
+                        };
+                        w(s, ind, &format!("Adds({l}, {l}, {sl}, n);"));
+                    }
+                }
+                if let Some(xl) = lo.get(x) {
+                    w(s, ind, &format!("Add({l}, {l}, {xl}, n);"));
+                }
+                free.push(tb);
+                mine.push(tl);
+                lo.insert(i, l);
+            } else {
+                self.emit_row_op(s, ind, pg, i, &d, views)?;
+            }
+            views.insert(i, d);
+            owner.insert(i, mine.clone());
+            free.extend(dying.iter().copied().filter(|x| !mine.contains(x)));
+            for &o in &ops {
+                if last.get(&o) == Some(&i) {
+                    lo.remove(&o);
+                    for tt in owner.get(&o).cloned().unwrap_or_default() {
+                        if !mine.contains(&tt) && !free.contains(&tt) {
+                            free.push(tt);
+                        }
+                    }
+                }
+            }
+        }
+        // Roots leave with their error terms (the caller folds or reduces them).
+        let mut out = HashMap::new();
+        for &k in keep {
+            if let Some(l) = lo.remove(&k) {
+                out.insert(k, l);
+            }
+        }
+        self.ntemps = self.ntemps.max(used);
+        Ok(out)
+    }
+
+    fn emit_row_op(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        i: usize,
+        d: &str,
+        views: &HashMap<usize, String>,
+    ) -> Result<(), SynthError> {
+        let row = |j: usize| pg.level(j) == Level::Row;
+        let v = |j: usize| views.get(&j).cloned().unwrap_or_default();
+        match &pg.p.nodes[i].op {
+            Op::Un(u, a) => {
+                let x = v(*a);
+                match u {
+                    Un::Neg => w(s, ind, &format!("Muls({d}, {x}, -1.0f, n);")),
+                    Un::Exp => w(s, ind, &format!("Exp({d}, {x}, n);")),
+                    Un::Log => w(s, ind, &format!("Ln({d}, {x}, n);")),
+                    Un::Sqrt => w(s, ind, &format!("Sqrt({d}, {x}, n);")),
+                    Un::Abs => w(s, ind, &format!("Abs({d}, {x}, n);")),
+                    Un::Rsqrt => {
+                        w(s, ind, &format!("Sqrt({d}, {x}, n);"));
+                        w(s, ind, &format!("Reciprocal({d}, {d}, n);"));
+                    }
+                    Un::Tanh => w(s, ind, &format!("Tanh({d}, {x}, n);")),
+                    Un::Erf => w(s, ind, &format!("Erf({d}, {x}, n);")),
+                    Un::Sigmoid => w(s, ind, &format!("Sigmoid({d}, {x}, n);")),
+                }
+            }
+            Op::Bin(b, l, r) => {
+                let (l, r) = (*l, *r);
+                match (row(l), row(r)) {
+                    (true, true) => {
+                        let (x, y) = (v(l), v(r));
+                        let f = match b {
+                            Bin::Add => "Add",
+                            Bin::Sub => "Sub",
+                            Bin::Mul => "Mul",
+                            Bin::Div => "Div",
+                            Bin::Max => "Max",
+                            Bin::Min => "Min",
+                            Bin::Pow => "Power",
+                            Bin::Cmp(c) => {
+                                self.uses_mask = true;
+                                w(
+                                    s,
+                                    ind,
+                                    &format!(
+                                        "Compare(maskb, {x}, {y}, {}, n64);",
+                                        cmp_mode(*c, false)
+                                    ),
+                                );
+                                w(s, ind, &format!("Duplicate({d}, 1.0f, n);"));
+                                w(s, ind, &format!("Select({d}, maskb, {d}, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);"));
+                                return Ok(());
+                            }
+                        };
+                        w(s, ind, &format!("{f}({d}, {x}, {y}, n);"));
+                    }
+                    (true, false) => {
+                        let (x, c) = (v(l), pg.sv(r));
+                        match b {
+                            Bin::Add => w(s, ind, &format!("Adds({d}, {x}, {c}, n);")),
+                            Bin::Sub => w(s, ind, &format!("Adds({d}, {x}, -({c}), n);")),
+                            Bin::Mul => w(s, ind, &format!("Muls({d}, {x}, {c}, n);")),
+                            Bin::Div => w(s, ind, &format!("Muls({d}, {x}, 1.0f / ({c}), n);")),
+                            Bin::Max => w(s, ind, &format!("Maxs({d}, {x}, {c}, n);")),
+                            Bin::Min => w(s, ind, &format!("Mins({d}, {x}, {c}, n);")),
+                            Bin::Pow => match &pg.p.nodes[r].op {
+                                Op::Const(e) if *e == 2.0 => {
+                                    w(s, ind, &format!("Mul({d}, {x}, {x}, n);"))
+                                }
+                                Op::Const(e) if *e == 0.5 => {
+                                    w(s, ind, &format!("Sqrt({d}, {x}, n);"))
+                                }
+                                Op::Const(e) if *e == 1.0 => {
+                                    w(s, ind, &format!("Muls({d}, {x}, 1.0f, n);"))
+                                }
+                                _ => w(
+                                    s,
+                                    ind,
+                                    &format!("Power({d}, {x}, static_cast<float>({c}), n);"),
+                                ),
+                            },
+                            Bin::Cmp(cm) => {
+                                self.uses_mask = true;
+                                w(s, ind, &format!("CompareScalar(maskb, {x}, static_cast<float>({c}), {}, n64);", cmp_mode(*cm, false)));
+                                w(s, ind, &format!("Duplicate({d}, 1.0f, n);"));
+                                w(s, ind, &format!("Select({d}, maskb, {d}, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);"));
+                            }
+                        }
+                    }
+                    (false, true) => {
+                        let (c, y) = (pg.sv(l), v(r));
+                        match b {
+                            Bin::Add => w(s, ind, &format!("Adds({d}, {y}, {c}, n);")),
+                            Bin::Sub => {
+                                w(s, ind, &format!("Muls({d}, {y}, -1.0f, n);"));
+                                w(s, ind, &format!("Adds({d}, {d}, {c}, n);"));
+                            }
+                            Bin::Mul => w(s, ind, &format!("Muls({d}, {y}, {c}, n);")),
+                            Bin::Div => {
+                                w(s, ind, &format!("Reciprocal({d}, {y}, n);"));
+                                w(s, ind, &format!("Muls({d}, {d}, {c}, n);"));
+                            }
+                            Bin::Max => w(s, ind, &format!("Maxs({d}, {y}, {c}, n);")),
+                            Bin::Min => w(s, ind, &format!("Mins({d}, {y}, {c}, n);")),
+                            Bin::Pow => w(
+                                s,
+                                ind,
+                                &format!("Power({d}, static_cast<float>({c}), {y}, n);"),
+                            ),
+                            Bin::Cmp(cm) => {
+                                self.uses_mask = true;
+                                w(s, ind, &format!("CompareScalar(maskb, {y}, static_cast<float>({c}), {}, n64);", cmp_mode(*cm, true)));
+                                w(s, ind, &format!("Duplicate({d}, 1.0f, n);"));
+                                w(s, ind, &format!("Select({d}, maskb, {d}, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);"));
+                            }
+                        }
+                    }
+                    (false, false) => return Err(self.fail("internal: scalar node as a row")),
+                }
+            }
+            Op::Where(c, a, b) => {
+                let (c, a, b) = (*c, *a, *b);
+                if row(c) {
+                    self.uses_mask = true;
+                    w(
+                        s,
+                        ind,
+                        &format!("CompareScalar(maskb, {}, 0.0f, CMPMODE::NE, n64);", v(c)),
+                    );
+                    match (row(a), row(b)) {
+                        (true, true) => w(s, ind, &format!("Select({d}, maskb, {}, {}, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);", v(a), v(b))),
+                        (true, false) => w(s, ind, &format!("Select({d}, maskb, {}, static_cast<float>({}), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);", v(a), pg.sv(b))),
+                        (false, true) => {
+                            // Invert the mask: select b where cond == 0.
+                            w(s, ind, &format!("CompareScalar(maskb, {}, 0.0f, CMPMODE::EQ, n64);", v(c)));
+                            w(s, ind, &format!("Select({d}, maskb, {}, static_cast<float>({}), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);", v(b), pg.sv(a)));
+                        }
+                        (false, false) => {
+                            w(s, ind, &format!("Duplicate({d}, static_cast<float>({}), n);", pg.sv(a)));
+                            w(s, ind, &format!("Select({d}, maskb, {d}, static_cast<float>({}), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);", pg.sv(b)));
+                        }
+                    }
+                } else {
+                    let cs = pg.sv(c);
+                    let fill = |j: usize| -> String {
+                        if row(j) {
+                            format!("Muls({d}, {}, 1.0f, n);", v(j))
+                        } else {
+                            format!("Duplicate({d}, static_cast<float>({}), n);", pg.sv(j))
+                        }
+                    };
+                    w(
+                        s,
+                        ind,
+                        &format!(
+                            "if (({cs}) != 0.0f) {{ {} }} else {{ {} }}",
+                            fill(a),
+                            fill(b)
+                        ),
+                    );
+                }
+            }
+            _ => return Err(self.fail("internal: unexpected row node")),
+        }
+        Ok(())
+    }
+
+    /// Emits a last-axis reduction of the row view `x` over `n` elements. Sums and means
+    /// are shifted by the row's first element `k` (`sum(x) = n·k + sum(x − k)`), so rows
+    /// with a large common offset lose no precision in fp32. Resident: sets the scalar
+    /// `acc` to the partial result (shifted sum, or max/min); chunked: accumulates into
+    /// `acc` (`first` = first chunk).
+    fn emit_reduce(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        op: ReduceOp,
+        x: &str,
+        acc: &str,
+        kvar: &str,
+        first: bool,
+    ) {
+        self.uses_reduce = true;
+        let f = match op {
+            ReduceOp::Sum | ReduceOp::Mean => "ReduceSum",
+            ReduceOp::Max => "ReduceMax",
+            ReduceOp::Min => "ReduceMin",
+        };
+        let src = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+            self.uses_shift = true;
+            if first {
+                w(s, ind, &format!("{kvar} = {x}.GetValue(0);"));
+            }
+            w(s, ind, &format!("Adds(shiftb, {x}, -{kvar}, n);"));
+            "shiftb".to_string()
+        } else {
+            x.to_string()
+        };
+        w(
+            s,
+            ind,
+            &format!("{f}(redb, {src}, workb, static_cast<int32_t>(n));"),
+        );
+        let val = "redb.GetValue(0)";
+        if first {
+            w(s, ind, &format!("{acc} = {val};"));
+        } else {
+            match op {
+                ReduceOp::Sum | ReduceOp::Mean => w(s, ind, &format!("{acc} += {val};")),
+                ReduceOp::Max => w(
+                    s,
+                    ind,
+                    &format!("{{ float v_ = {val}; if (v_ > {acc} || v_ != v_) {acc} = v_; }}"),
+                ),
+                ReduceOp::Min => w(
+                    s,
+                    ind,
+                    &format!("{{ float v_ = {val}; if (v_ < {acc} || v_ != v_) {acc} = v_; }}"),
+                ),
+            }
+        }
+    }
+}
+
+/// Declares `s{i}` (and, for compensated means, its error `s{i}_lo`) from the reduction's
+/// accumulators `a{i}` (shifted sum or max/min), `b{i}` (sum of error terms), `k{i}` (shift).
+fn emit_reduce_final(
+    e: &mut Emitter,
+    s: &mut String,
+    ind: usize,
+    i: usize,
+    op: ReduceOp,
+    has_lo: bool,
+) {
+    if has_lo && op == ReduceOp::Mean {
+        w(
+            s,
+            ind,
+            &format!("float t{i} = (a{i} + b{i}) / static_cast<float>(C);"),
+        );
+        w(s, ind, &format!("float s{i} = k{i} + t{i};"));
+        w(s, ind, &format!("float v{i} = s{i} - k{i};"));
+        w(
+            s,
+            ind,
+            &format!("float s{i}_lo = (k{i} - (s{i} - v{i})) + (t{i} - v{i});"),
+        );
+        e.scalar_lo.insert(i);
+    } else if has_lo {
+        w(
+            s,
+            ind,
+            &format!("float s{i} = k{i} * static_cast<float>(C) + (a{i} + b{i});"),
+        );
+    } else {
+        w(
+            s,
+            ind,
+            &format!(
+                "float s{i} = {};",
+                reduce_final(op, &format!("a{i}"), &format!("k{i}"))
+            ),
+        );
+    }
+}
+
+/// The final value of a reduction from its accumulator `a` and shift `k`.
+fn reduce_final(op: ReduceOp, a: &str, k: &str) -> String {
+    match op {
+        ReduceOp::Mean => format!("{k} + {a} / static_cast<float>(C)"),
+        ReduceOp::Sum => format!("{k} * static_cast<float>(C) + {a}"),
+        _ => a.to_string(),
+    }
+}
+
+fn out_bufs(e: &mut Emitter, mode: Mode) {
+    for (name, d, node) in &e.lw.outputs {
+        let lvl = e.lw.prog.nodes[*node].level;
+        let sz = d.size_bytes();
+        let len = if lvl == Level::Row || full_output(e, name) {
+            "LIN".to_string()
+        } else if mode == Mode::Resident {
+            "T + 32".to_string()
+        } else {
+            "32".to_string()
+        };
+        e.add_buf(
+            format!("oq_{name}"),
+            "TQue<TPosition::VECOUT, 2>",
+            "BN",
+            format!("({len}) * {sz}"),
+        );
+    }
+}
+
+/// True when the output has a full row per domain row (rank = domain rank, last = cols).
+fn full_output(e: &Emitter, name: &str) -> bool {
+    let Some(o) = e.op.output(name) else {
+        return false;
+    };
+    let s = &o.decl.shape;
+    s.rank() == e.lw.prog.lead.len() + 1
+        && s.dims.last() == Some(&e.lw.prog.cols)
+        && e.lw.prog.cols != Dim::Fixed(1)
+}
+
+/// Emits the body of one domain row (resident or chunked).
+fn emit_row_body(
+    e: &mut Emitter,
+    s: &mut String,
+    ind: usize,
+    mode: Mode,
+) -> Result<(), SynthError> {
+    let lw = e.lw;
+    let pg = Prog::new(&lw.prog, "");
+    let n_nodes = lw.prog.nodes.len();
+    let max_red = (0..n_nodes)
+        .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)))
+        .map(|i| pg.stage[i])
+        .max()
+        .unwrap_or(0);
+    let final_pass = max_red + 1;
+    // Stage-0 scalars.
+    emit_scalars_of_stage(e, s, ind, &pg, 0, "r");
+    // Leading-axis reductions (resident only).
+    let mut acc_views: HashMap<usize, String> = HashMap::new();
+    for i in 0..n_nodes {
+        if let Op::RedMid {
+            op,
+            sub,
+            count,
+            inner,
+        } = &lw.prog.nodes[i].op
+        {
+            if mode != Mode::Resident {
+                return Err(e.fail("internal: leading-axis reduction in chunked mode"));
+            }
+            let row_level = lw.prog.nodes[i].level == Level::Row;
+            let init = match op {
+                ReduceOp::Max => "(-INFINITY)",
+                ReduceOp::Min => "INFINITY",
+                _ => "0.0f",
+            };
+            let acc = format!("acc{i}");
+            if row_level {
+                e.add_buf(
+                    format!("accb{i}"),
+                    "TBuf<TPosition::VECCALC>",
+                    "1",
+                    "(P + 64) * 4".into(),
+                );
+                w(
+                    s,
+                    ind,
+                    &format!("LocalTensor<float> {acc} = accb{i}.Get<float>();"),
+                );
+                w(s, ind, &format!("Duplicate({acc}, {init}, n);"));
+            } else {
+                w(s, ind, &format!("float s{i} = {init};"));
+            }
+            let count_k = count.clone();
+            w(
+                s,
+                ind,
+                &format!("for (uint32_t k = 0; k < {count_k}; k++) {{"),
+            );
+            let sind = ind + 1;
+            w(
+                s,
+                sind,
+                &format!("uint32_t rm = ((r / {inner}) * {count_k} + k) * {inner} + r % {inner};"),
+            );
+            let spg = Prog::new(sub, &format!("m{i}_"));
+            // Sub-program scalars (all stage 0).
+            for j in 0..sub.nodes.len() {
+                if sub.nodes[j].level != Level::Row {
+                    e.emit_scalar(s, sind, &spg, j, "rm");
+                }
+            }
+            if sub.nodes[sub.root].level == Level::Row {
+                let set = spg.closure(&[sub.root]);
+                let ins = spg.inputs_of(&set);
+                e.emit_loads(s, sind, &spg, &ins, "P + 64", Mode::Chunked, "rm", "0u");
+                let mut views = HashMap::new();
+                for &j in &ins {
+                    let Op::Input { name, .. } = &sub.nodes[j].op else {
+                        continue;
+                    };
+                    views.insert(j, format!("f_{}{name}", spg.pre));
+                }
+                let los = e.emit_rows(s, sind, &spg, &set, &[sub.root], &mut views)?;
+                let x = views[&sub.root].clone();
+                if let Some(l) = los.get(&sub.root) {
+                    w(s, sind, &format!("Add({x}, {x}, {l}, n);"));
+                }
+                if row_level {
+                    let f = match op {
+                        ReduceOp::Max => "Max",
+                        ReduceOp::Min => "Min",
+                        _ => "Add",
+                    };
+                    w(s, sind, &format!("{f}({acc}, {acc}, {x}, n);"));
+                } else {
+                    return Err(e.fail("a leading-axis reduction of rows into a per-row scalar"));
+                }
+                e.emit_frees(s, sind, &spg, &ins);
+            } else {
+                let x = spg.sv(sub.root);
+                let lhs = format!("s{i}");
+                match op {
+                    ReduceOp::Max => w(s, sind, &format!("if ({x} > {lhs}) {lhs} = {x};")),
+                    ReduceOp::Min => w(s, sind, &format!("if ({x} < {lhs}) {lhs} = {x};")),
+                    _ => w(s, sind, &format!("{lhs} += {x};")),
+                }
+                if row_level {
+                    return Err(e.fail("a leading-axis reduction of scalars into a row"));
+                }
+            }
+            w(s, ind, "}");
+            if *op == ReduceOp::Mean {
+                if row_level {
+                    w(
+                        s,
+                        ind,
+                        &format!("Muls({acc}, {acc}, 1.0f / static_cast<float>({count_k}), n);"),
+                    );
+                } else {
+                    w(
+                        s,
+                        ind,
+                        &format!("s{i} = s{i} / static_cast<float>({count_k});"),
+                    );
+                }
+            }
+            if row_level {
+                acc_views.insert(i, acc);
+            }
+        }
+    }
+    // Scalars that depend only on leading-axis reductions (stage 0, emitted after them).
+    emit_scalars_after_mid(e, s, ind, &pg);
+    let input_view = |pg: &Prog, j: usize, mode: Mode| -> Option<String> {
+        if let Op::Input { name, access } = &pg.p.nodes[j].op {
+            match (mode, access) {
+                (Mode::Resident, Access::Row { .. }) => Some(format!("f_{name}[o]")),
+                (_, Access::Row { .. } | Access::Vec) => Some(format!("f_{name}")),
+                _ => None,
+            }
+        } else {
+            None
+        }
+    };
+    for pass in 1..=final_pass {
+        let reds: Vec<usize> = (0..n_nodes)
+            .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)) && pg.stage[i] == pass)
+            .collect();
+        let roots: Vec<usize> = if pass == final_pass {
+            lw.outputs
+                .iter()
+                .map(|(_, _, n)| *n)
+                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
+                .collect()
+        } else {
+            reds.iter()
+                .map(|&i| match &lw.prog.nodes[i].op {
+                    Op::RedLast(_, a) => *a,
+                    _ => i,
+                })
+                .collect()
+        };
+        let set = pg.closure(&roots);
+        let ins: Vec<usize> = pg.inputs_of(&set);
+        let mut views: HashMap<usize, String> = acc_views.clone();
+        for &j in &ins {
+            if let Some(v) = input_view(&pg, j, mode) {
+                views.insert(j, v);
+            }
+        }
+        let mut ind2 = ind;
+        if mode == Mode::Chunked {
+            for &i in &reds {
+                w(
+                    s,
+                    ind,
+                    &format!("float a{i} = 0.0f, k{i} = 0.0f, b{i} = 0.0f;"),
+                );
+                w(s, ind, &format!("(void)k{i}; (void)b{i};"));
+            }
+            w(s, ind, "for (uint32_t off = 0; off < C; off += K) {");
+            ind2 = ind + 1;
+            w(s, ind2, "uint32_t n = (C - off < K) ? (C - off) : K;");
+            w(s, ind2, "uint32_t n64 = (n + 63u) / 64u * 64u;");
+            w(s, ind2, "(void)n64;");
+            e.emit_loads(s, ind2, &pg, &ins, "LIN", Mode::Chunked, "r", "off");
+        }
+        let mut los = HashMap::new();
+        if !set.is_empty() || !roots.is_empty() {
+            los = e.emit_rows(s, ind2, &pg, &set, &roots, &mut views)?;
+        }
+        if pass < final_pass {
+            for &i in &reds {
+                let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
+                    continue;
+                };
+                let x = views[a].clone();
+                let lo_view = los.get(a).cloned();
+                let summing = matches!(op, ReduceOp::Sum | ReduceOp::Mean);
+                if let (Some(l), false) = (&lo_view, summing) {
+                    w(s, ind2, &format!("Add({x}, {x}, {l}, n);"));
+                }
+                if mode == Mode::Chunked {
+                    w(s, ind2, "if (off == 0) {");
+                    e.emit_reduce(
+                        s,
+                        ind2 + 1,
+                        *op,
+                        &x,
+                        &format!("a{i}"),
+                        &format!("k{i}"),
+                        true,
+                    );
+                    w(s, ind2, "} else {");
+                    e.emit_reduce(
+                        s,
+                        ind2 + 1,
+                        *op,
+                        &x,
+                        &format!("a{i}"),
+                        &format!("k{i}"),
+                        false,
+                    );
+                    w(s, ind2, "}");
+                } else {
+                    w(
+                        s,
+                        ind2,
+                        &format!("float a{i} = 0.0f, k{i} = 0.0f, b{i} = 0.0f;"),
+                    );
+                    w(s, ind2, &format!("(void)k{i}; (void)b{i};"));
+                    e.emit_reduce(s, ind2, *op, &x, &format!("a{i}"), &format!("k{i}"), true);
+                }
+                if let (Some(l), true) = (&lo_view, summing) {
+                    w(
+                        s,
+                        ind2,
+                        &format!("ReduceSum(redb, {l}, workb, static_cast<int32_t>(n));"),
+                    );
+                    w(s, ind2, &format!("b{i} += redb.GetValue(0);"));
+                }
+                if mode != Mode::Chunked {
+                    emit_reduce_final(e, s, ind2, i, *op, lo_view.is_some() && summing);
+                }
+            }
+        } else {
+            // Row outputs.
+            for (name, d, node) in &lw.outputs {
+                if !full_output(e, name) {
+                    continue;
+                }
+                let dst = if mode == Mode::Resident {
+                    format!("o_{name}[o]")
+                } else {
+                    w(
+                        s,
+                        ind2,
+                        &format!(
+                            "LocalTensor<{}> o_{name} = oq_{name}.AllocTensor<{}>();",
+                            cty(*d),
+                            cty(*d)
+                        ),
+                    );
+                    format!("o_{name}")
+                };
+                if let Some(l) = los.get(node) {
+                    let h = &views[node];
+                    w(s, ind2, &format!("Add({h}, {h}, {l}, n);"));
+                }
+                emit_store(s, ind2, &pg, *node, &views, &dst, *d);
+                if mode == Mode::Chunked {
+                    let sz = d.size_bytes();
+                    w(s, ind2, &format!("oq_{name}.EnQue(o_{name});"));
+                    w(
+                        s,
+                        ind2,
+                        &format!("o_{name} = oq_{name}.DeQue<{}>();", cty(*d)),
+                    );
+                    w(s, ind2, &format!("DataCopyPad(g_{name}[r * C + off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
+                    w(s, ind2, &format!("oq_{name}.FreeTensor(o_{name});"));
+                }
+            }
+        }
+        if mode == Mode::Chunked {
+            e.emit_frees(s, ind2, &pg, &ins);
+            w(s, ind, "}");
+            for &i in &reds {
+                let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
+                    continue;
+                };
+                let has_lo = los.contains_key(a) && matches!(op, ReduceOp::Sum | ReduceOp::Mean);
+                emit_reduce_final(e, s, ind, i, *op, has_lo);
+            }
+        }
+        if pass < final_pass {
+            emit_scalars_of_stage(e, s, ind, &pg, pass, "r");
+        }
+    }
+    // Per-row scalar outputs.
+    for (name, d, node) in &lw.outputs {
+        if full_output(e, name) {
+            continue;
+        }
+        let val = pg.sv(*node);
+        if mode == Mode::Resident {
+            w(
+                s,
+                ind,
+                &format!("o_{name}.SetValue(j, {});", from_f(*d, &val)),
+            );
+        } else {
+            let ty = cty(*d);
+            let sz = d.size_bytes();
+            w(
+                s,
+                ind,
+                &format!("LocalTensor<{ty}> o_{name} = oq_{name}.AllocTensor<{ty}>();"),
+            );
+            w(
+                s,
+                ind,
+                &format!("o_{name}.SetValue(0, {});", from_f(*d, &val)),
+            );
+            w(s, ind, &format!("oq_{name}.EnQue(o_{name});"));
+            w(s, ind, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
+            w(
+                s,
+                ind,
+                &format!(
+                    "DataCopyPad(g_{name}[r], o_{name}, DataCopyExtParams{{1, {sz}u, 0, 0, 0}});"
+                ),
+            );
+            w(s, ind, &format!("oq_{name}.FreeTensor(o_{name});"));
+        }
+    }
+    Ok(())
+}
+
+fn emit_store(
+    s: &mut String,
+    ind: usize,
+    pg: &Prog,
+    node: usize,
+    views: &HashMap<usize, String>,
+    dst: &str,
+    d: Dtype,
+) {
+    if pg.level(node) == Level::Row {
+        let v = &views[&node];
+        match d {
+            Dtype::F32 => w(s, ind, &format!("Muls({dst}, {v}, 1.0f, n);")),
+            _ => w(
+                s,
+                ind,
+                &format!("Cast({dst}, {v}, RoundMode::CAST_RINT, n);"),
+            ),
+        }
+    } else {
+        let v = pg.sv(node);
+        w(s, ind, &format!("Duplicate({dst}, {}, n);", from_f(d, &v)));
+    }
+}
+
+fn emit_scalars_of_stage(
+    e: &mut Emitter,
+    s: &mut String,
+    ind: usize,
+    pg: &Prog,
+    stage: u32,
+    rowvar: &str,
+) {
+    for i in 0..pg.p.nodes.len() {
+        let n = &pg.p.nodes[i];
+        if n.level == Level::RowScalar && pg.stage[i] == stage && !depends_on_mid(pg, i) {
+            e.emit_scalar(s, ind, pg, i, rowvar);
+        }
+    }
+}
+
+fn emit_scalars_after_mid(e: &mut Emitter, s: &mut String, ind: usize, pg: &Prog) {
+    for i in 0..pg.p.nodes.len() {
+        let n = &pg.p.nodes[i];
+        if n.level == Level::RowScalar && pg.stage[i] == 0 && depends_on_mid(pg, i) {
+            e.emit_scalar(s, ind, pg, i, "r");
+        }
+    }
+}
+
+fn depends_on_mid(pg: &Prog, i: usize) -> bool {
+    match &pg.p.nodes[i].op {
+        Op::RedMid { .. } => true,
+        Op::Un(_, a) => depends_on_mid(pg, *a),
+        Op::Bin(_, a, b) => depends_on_mid(pg, *a) || depends_on_mid(pg, *b),
+        Op::Where(c, a, b) => {
+            depends_on_mid(pg, *c) || depends_on_mid(pg, *a) || depends_on_mid(pg, *b)
+        }
+        _ => false,
+    }
+}
+
+/// Emits kernel.cpp and tiling.cpp for a lowered op.
+pub(crate) fn emit(
+    op: &OpSpec,
+    lw: &Lowered,
+    params: &TilingParams,
+) -> Result<Emitted, SynthError> {
+    let mut e = Emitter {
+        op,
+        lw,
+        params,
+        bufs: Vec::new(),
+        ntemps: 0,
+        body: String::new(),
+        uses_mask: false,
+        uses_reduce: false,
+        uses_shift: false,
+        compensate: lw.outputs.iter().any(|(_, d, _)| *d == Dtype::F32),
+        scalar_lo: BTreeSet::new(),
+    };
+    let has_mid = lw
+        .prog
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, Op::RedMid { .. }));
+    let pg = Prog::new(&lw.prog, "");
+    let mut body = String::new();
+    let s = &mut body;
+    // Uniform scalars (kernel-wide).
+    for i in 0..lw.prog.nodes.len() {
+        if lw.prog.nodes[i].level == Level::Uniform {
+            e.emit_scalar(s, 1, &pg, i, "0u");
+        }
+    }
+    if lw.flat {
+        out_bufs(&mut e, Mode::Flat);
+        w(
+            s,
+            1,
+            "uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();",
+        );
+        w(s, 1, "(void)blocks;");
+        w(s, 1, "uint32_t e0 = idx * t.per_core;");
+        w(
+            s,
+            1,
+            "uint32_t e1 = (e0 + t.per_core < t.total) ? e0 + t.per_core : t.total;",
+        );
+        w(s, 1, "for (uint32_t off = e0; off < e1; off += K) {");
+        w(s, 2, "uint32_t n = (e1 - off < K) ? (e1 - off) : K;");
+        w(s, 2, "uint32_t n64 = (n + 63u) / 64u * 64u;");
+        w(s, 2, "(void)n64;");
+        let roots: Vec<usize> = lw.outputs.iter().map(|(_, _, n)| *n).collect();
+        let set = pg.closure(&roots);
+        let ins = pg.inputs_of(&set);
+        e.emit_loads(s, 2, &pg, &ins, "LIN", Mode::Flat, "0u", "off");
+        let mut views = HashMap::new();
+        for &j in &ins {
+            if let Op::Input { name, .. } = &lw.prog.nodes[j].op {
+                views.insert(j, format!("f_{name}"));
+            }
+        }
+        let los = e.emit_rows(s, 2, &pg, &set, &roots, &mut views)?;
+        for (k, l) in &los {
+            let h = &views[k];
+            w(s, 2, &format!("Add({h}, {h}, {l}, n);"));
+        }
+        for (name, d, node) in &lw.outputs {
+            let ty = cty(*d);
+            let sz = d.size_bytes();
+            w(
+                s,
+                2,
+                &format!("LocalTensor<{ty}> o_{name} = oq_{name}.AllocTensor<{ty}>();"),
+            );
+            emit_store(s, 2, &pg, *node, &views, &format!("o_{name}"), *d);
+            w(s, 2, &format!("oq_{name}.EnQue(o_{name});"));
+            w(s, 2, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
+            w(s, 2, &format!("DataCopyPad(g_{name}[off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
+            w(s, 2, &format!("oq_{name}.FreeTensor(o_{name});"));
+        }
+        e.emit_frees(s, 2, &pg, &ins);
+        w(s, 1, "}");
+    } else {
+        w(
+            s,
+            1,
+            "uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();",
+        );
+        w(
+            s,
+            1,
+            "uint32_t base = t.rows / blocks, rem = t.rows % blocks;",
+        );
+        w(s, 1, "uint32_t myRows = base + (idx < rem ? 1u : 0u);");
+        w(
+            s,
+            1,
+            "uint32_t start = idx * base + (idx < rem ? idx : rem);",
+        );
+        w(s, 1, "if (myRows == 0) return;");
+        // Resident.
+        out_bufs(&mut e, Mode::Resident);
+        w(s, 1, "if (t.resident != 0) {");
+        // Vec inputs once.
+        let all: BTreeSet<usize> = (0..lw.prog.nodes.len()).collect();
+        let vecs: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| {
+                matches!(
+                    &lw.prog.nodes[i].op,
+                    Op::Input {
+                        access: Access::Vec,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        let rows_in: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| {
+                matches!(
+                    &lw.prog.nodes[i].op,
+                    Op::Input {
+                        access: Access::Row { .. },
+                        ..
+                    }
+                )
+            })
+            .collect();
+        // In resident mode vec inputs use their own single-row buffers; declare them with
+        // the chunk-mode name but resident size LIN (>= P + 64).
+        e.emit_loads(s, 2, &pg, &vecs, "LIN", Mode::Resident, "0u", "0u");
+        w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
+        w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
+        w(s, 3, "uint32_t row0 = start + t0;");
+        e.emit_loads(s, 3, &pg, &rows_in, "LIN", Mode::Resident, "row0", "0u");
+        for (name, d, _) in &lw.outputs {
+            let ty = cty(*d);
+            w(
+                s,
+                3,
+                &format!("LocalTensor<{ty}> o_{name} = oq_{name}.AllocTensor<{ty}>();"),
+            );
+        }
+        w(s, 3, "for (uint32_t j = 0; j < nt; j++) {");
+        w(s, 4, "uint32_t r = row0 + j;");
+        w(s, 4, "uint32_t o = j * P;");
+        w(s, 4, "uint32_t n = C;");
+        w(s, 4, "uint32_t n64 = (n + 63u) / 64u * 64u;");
+        w(s, 4, "(void)o; (void)n64;");
+        let mut rb = String::new();
+        emit_row_body(&mut e, &mut rb, 4, Mode::Resident)?;
+        s.push_str(&rb);
+        w(s, 3, "}");
+        for (name, d, _) in &lw.outputs {
+            let ty = cty(*d);
+            let sz = d.size_bytes();
+            w(s, 3, &format!("oq_{name}.EnQue(o_{name});"));
+            w(s, 3, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
+            if full_output(&e, name) {
+                w(s, 3, &format!("DataCopyPad(g_{name}[row0 * C], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0, 0}});"));
+            } else {
+                w(s, 3, &format!("DataCopyPad(g_{name}[row0], o_{name}, DataCopyExtParams{{1, nt * {sz}u, 0, 0, 0}});"));
+            }
+            w(s, 3, &format!("oq_{name}.FreeTensor(o_{name});"));
+        }
+        e.emit_frees(s, 3, &pg, &rows_in);
+        w(s, 2, "}");
+        e.emit_frees(s, 2, &pg, &vecs);
+        w(s, 1, "} else {");
+        if has_mid {
+            w(s, 2, "return;");
+        } else {
+            w(s, 2, "for (uint32_t r = start; r < start + myRows; r++) {");
+            let mut cb = String::new();
+            emit_row_body(&mut e, &mut cb, 3, Mode::Chunked)?;
+            s.push_str(&cb);
+            w(s, 2, "}");
+        }
+        w(s, 1, "}");
+    }
+    // Shared buffers.
+    for t in 0..e.ntemps {
+        e.add_buf(
+            format!("tb{t}"),
+            "TBuf<TPosition::VECCALC>",
+            "1",
+            "(TL) * 4".into(),
+        );
+    }
+    if e.uses_reduce {
+        e.add_buf(
+            "redbuf".into(),
+            "TBuf<TPosition::VECCALC>",
+            "1",
+            "32".into(),
+        );
+        e.add_buf(
+            "workbuf".into(),
+            "TBuf<TPosition::VECCALC>",
+            "1",
+            "((TL) / 64 + 16) / 8 * 8 * 4".into(),
+        );
+    }
+    if e.uses_shift {
+        e.add_buf(
+            "shiftbuf".into(),
+            "TBuf<TPosition::VECCALC>",
+            "1",
+            "(TL) * 4".into(),
+        );
+    }
+    if e.uses_mask {
+        e.add_buf(
+            "maskbuf".into(),
+            "TBuf<TPosition::VECCALC>",
+            "1",
+            "((TL) / 8 + 64)".into(),
+        );
+    }
+    e.body = body;
+    Ok(finish(e))
+}
+
+fn finish(e: Emitter) -> Emitted {
+    let op = e.op;
+    let lw = e.lw;
+    let flat = lw.flat;
+    // Tiling fields.
+    let mut fields: Vec<TilingField> = Vec::new();
+    let u32f = |n: &str| TilingField {
+        name: n.to_string(),
+        ty: FieldType::U32,
+    };
+    if flat {
+        for n in ["total", "per_core", "chunk", "buf_num"] {
+            fields.push(u32f(n));
+        }
+    } else {
+        for n in ["rows", "cols", "tile_rows", "chunk", "resident", "buf_num"] {
+            fields.push(u32f(n));
+        }
+    }
+    let named = op.named_dims();
+    for d in &named {
+        fields.push(u32f(&format!("d_{d}")));
+    }
+    // Kernel.
+    let mut k = String::new();
+    let _ = writeln!(
+        k,
+        "// Generated by agenticcann_build::synth (offline proposer) for op `{}`.",
+        op.name
+    );
+    let _ = writeln!(k, "// Reference:");
+    for line in op.reference.to_canonical_source().lines() {
+        let _ = writeln!(k, "//   {line}");
+    }
+    let _ = writeln!(
+        k,
+        "// Layout: {}; fp32 compute; GM accessed only through DataCopyPad and GlobalTensor.",
+        if flat {
+            "element-flat split over the cores, double-buffered tiles of `chunk` elements"
+        } else {
+            "rows split over the cores; whole rows resident in UB in tiles of `tile_rows` rows, or rows in chunks of `chunk` elements"
+        }
+    );
+    k.push_str("#include \"kernel_operator.h\"\n#include \"agenticcann_tiling.h\"\n\nusing namespace AscendC;\n\n");
+    k.push_str("class SynthKernel {\n public:\n");
+    let params = op.kernel_params();
+    let args: Vec<String> = params
+        .iter()
+        .map(|p| format!("GM_ADDR p_{}", p.name))
+        .collect();
+    let _ = writeln!(
+        k,
+        "  __aicore__ inline void Init({}, const AgcTiling& tiling) {{",
+        args.join(", ")
+    );
+    k.push_str("    t = tiling;\n");
+    for p in &params {
+        let ty = cty(p.decl.dtype);
+        let size = prod_code(&p.decl.shape.dims);
+        let _ = writeln!(
+            k,
+            "    g_{}.SetGlobalBuffer((__gm__ {ty}*)p_{}, {size});",
+            p.name, p.name
+        );
+    }
+    k.push_str(&sizes_code(flat, "    "));
+    for b in &e.bufs {
+        if b.decl.starts_with("TBuf") {
+            let _ = writeln!(k, "    pipe.InitBuffer({}, {});", b.name, round32(&b.bytes));
+        } else {
+            let _ = writeln!(
+                k,
+                "    pipe.InitBuffer({}, {}, {});",
+                b.name,
+                b.num,
+                round32(&b.bytes)
+            );
+        }
+    }
+    for tmp in 0..e.ntemps {
+        let _ = writeln!(k, "    tmp{tmp} = tb{tmp}.Get<float>();");
+    }
+    if e.uses_reduce {
+        k.push_str("    redb = redbuf.Get<float>();\n    workb = workbuf.Get<float>();\n");
+    }
+    if e.uses_shift {
+        k.push_str("    shiftb = shiftbuf.Get<float>();\n");
+    }
+    if e.uses_mask {
+        k.push_str("    maskb = maskbuf.Get<uint8_t>();\n");
+    }
+    k.push_str("  }\n\n  __aicore__ inline void Process() {\n");
+    k.push_str(&e.body);
+    k.push_str("  }\n\n private:\n  TPipe pipe;\n  AgcTiling t;\n");
+    k.push_str("  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;\n");
+    for b in &e.bufs {
+        let _ = writeln!(k, "  {} {};", b.decl, b.name);
+    }
+    for p in &params {
+        let _ = writeln!(k, "  GlobalTensor<{}> g_{};", cty(p.decl.dtype), p.name);
+    }
+    for tmp in 0..e.ntemps {
+        let _ = writeln!(k, "  LocalTensor<float> tmp{tmp};");
+    }
+    if e.uses_reduce {
+        k.push_str("  LocalTensor<float> redb, workb;\n");
+    }
+    if e.uses_shift {
+        k.push_str("  LocalTensor<float> shiftb;\n");
+    }
+    if e.uses_mask {
+        k.push_str("  LocalTensor<uint8_t> maskb;\n");
+    }
+    k.push_str("};\n\n");
+    let names: Vec<String> = params
+        .iter()
+        .map(|p| format!("GM_ADDR p_{}", p.name))
+        .collect();
+    let call: Vec<String> = params.iter().map(|p| format!("p_{}", p.name)).collect();
+    let _ = writeln!(
+        k,
+        "extern \"C\" __global__ __aicore__ void AGC_KERNEL({}, GM_ADDR workspace, AgcTiling tiling) {{",
+        names.join(", ")
+    );
+    k.push_str("  (void)workspace;\n  SynthKernel op;\n");
+    let _ = writeln!(k, "  op.Init({}, tiling);", call.join(", "));
+    k.push_str("  op.Process();\n}\n");
+    // The fp32 views of f16 inputs: `f_x` names come from `fb_x.Get`; ensure the buffers'
+    // tensors are declared where used (emit_loads does that).
+    let tiling = tiling_code(&e, &fields, &named);
+    Emitted {
+        kernel: k,
+        tiling,
+        fields,
+    }
+}
+
+fn round32(bytes: &str) -> String {
+    format!("(({bytes}) + 31) / 32 * 32")
+}
+
+/// The derived sizes, the same in the kernel and the tiling function.
+fn sizes_code(flat: bool, ind: &str) -> String {
+    let mut s = String::new();
+    if flat {
+        let _ = writeln!(s, "{ind}C = 0; P = 0; T = 1; K = t.chunk; BN = t.buf_num;");
+        let _ = writeln!(s, "{ind}TL = K; LIN = K;");
+    } else {
+        let _ = writeln!(s, "{ind}C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;");
+        let _ = writeln!(s, "{ind}TL = t.resident != 0 ? P + 64u : K;");
+        let _ = writeln!(s, "{ind}LIN = t.resident != 0 ? T * P + 64u : K;");
+    }
+    s
+}
+
+fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String {
+    let op = e.op;
+    let lw = e.lw;
+    let p = e.params;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Generated by agenticcann_build::synth for op `{}`: UB budget from the platform,",
+        op.name
+    );
+    let _ = writeln!(
+        s,
+        "// tunable parameters: max tile elements {}, buffers {}, max blocks {}.",
+        p.max_tile_elems, p.buffer_num, p.max_blocks
+    );
+    s.push_str("#include \"agenticcann_tiling.h\"\n#include <cstdint>\n\n");
+    // A local struct mirror of the kernel's size variables.
+    s.push_str("namespace {\nstruct Sizes {\n  uint64_t C, P, T, K, BN, TL, LIN;\n};\n");
+    s.push_str("uint64_t ub_bytes(const Sizes& z) {\n  const uint64_t C = z.C, P = z.P, T = z.T, K = z.K, BN = z.BN, TL = z.TL, LIN = z.LIN;\n  (void)C; (void)P; (void)T; (void)K; (void)BN; (void)TL; (void)LIN;\n  uint64_t b = 0;\n");
+    for b in &e.bufs {
+        let _ = writeln!(
+            s,
+            "  b += ({}) * {};  // {}",
+            b.num,
+            round32(&b.bytes),
+            b.name
+        );
+    }
+    s.push_str("  return b;\n}\n}  // namespace\n\n");
+    s.push_str("extern \"C\" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, uint32_t num_dims,\n                             AgcTiling* tiling, uint32_t* block_dim, uint64_t* workspace_bytes) {\n");
+    let _ = writeln!(s, "  if (num_dims != {}) return 1;", named.len());
+    for (i, d) in named.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  if (dims[{i}] == 0 || dims[{i}] > 0xFFFFFFFFull) return 1;"
+        );
+        let _ = writeln!(s, "  const uint64_t d_{d} = dims[{i}];");
+    }
+    let dimexpr = |d: &Dim| -> String {
+        match d {
+            Dim::Fixed(n) => format!("{n}ull"),
+            Dim::Named(n) => format!("d_{n}"),
+        }
+    };
+    let prod64 = |ds: &[Dim]| -> String {
+        if ds.is_empty() {
+            "1ull".into()
+        } else {
+            ds.iter().map(&dimexpr).collect::<Vec<_>>().join(" * ")
+        }
+    };
+    let _ = writeln!(
+        s,
+        "  const uint64_t budget = platform->ub_bytes > 1024 ? platform->ub_bytes - 1024 : 0;"
+    );
+    let _ = writeln!(
+        s,
+        "  const uint64_t cores = platform->aiv_cores < {} ? platform->aiv_cores : {};",
+        p.max_blocks, p.max_blocks
+    );
+    let _ = writeln!(s, "  const uint64_t BN = {};", p.buffer_num);
+    let _ = writeln!(s, "  const uint64_t max_tile = {};", p.max_tile_elems);
+    if lw.flat {
+        let mut all = lw.prog.lead.clone();
+        all.push(lw.prog.cols.clone());
+        let _ = writeln!(s, "  const uint64_t total = {};", prod64(&all));
+        s.push_str("  if (total > 0xFFFFFFFFull) return 1;\n");
+        s.push_str("  const uint64_t units = (total + 63) / 64;\n");
+        s.push_str(
+            "  uint64_t blocks = units < cores ? units : cores;\n  if (blocks == 0) blocks = 1;\n",
+        );
+        s.push_str("  const uint64_t per = (units + blocks - 1) / blocks * 64;\n  blocks = (total + per - 1) / per;\n");
+        s.push_str("  uint64_t lo = 1, hi = (max_tile / 64) > 0 ? max_tile / 64 : 1;\n  if (hi > per / 64) hi = per / 64;\n  if (hi == 0) hi = 1;\n");
+        s.push_str("  auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  if (!fits(1)) return 1;\n  while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits(mid)) lo = mid; else hi = mid - 1; }\n");
+        s.push_str("  tiling->total = static_cast<uint32_t>(total);\n  tiling->per_core = static_cast<uint32_t>(per);\n  tiling->chunk = static_cast<uint32_t>(lo * 64);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
+    } else {
+        let _ = writeln!(s, "  const uint64_t rows = {};", prod64(&lw.prog.lead));
+        let _ = writeln!(s, "  const uint64_t C = {};", dimexpr(&lw.prog.cols));
+        s.push_str("  if (rows > 0xFFFFFFFFull || C > 0xFFFFFFFFull || rows * C > 0xFFFFFFFFull) return 1;\n");
+        s.push_str(
+            "  uint64_t blocks = rows < cores ? rows : cores;\n  if (blocks == 0) blocks = 1;\n",
+        );
+        s.push_str("  const uint64_t per = (rows + blocks - 1) / blocks;\n");
+        s.push_str("  const uint64_t P = (C + 15) / 16 * 16;\n");
+        s.push_str("  auto fits_res = [&](uint64_t T) { Sizes z{C, P, T, 0, BN, P + 64, T * P + 64}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  auto fits_chunk = [&](uint64_t k) { Sizes z{C, P, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  uint64_t tmax = max_tile / P;\n  if (tmax > per) tmax = per;\n  if (tmax > 4095) tmax = 4095;\n");
+        s.push_str("  // Aim for at least two tiles per core so copy-in overlaps compute.\n  if (per >= 4 && tmax > (per + 1) / 2) tmax = (per + 1) / 2;\n  if (tmax == 0) tmax = 1;\n");
+        s.push_str("  tiling->rows = static_cast<uint32_t>(rows);\n  tiling->cols = static_cast<uint32_t>(C);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
+        s.push_str("  if (fits_res(1)) {\n    uint64_t lo = 1, hi = tmax;\n    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }\n");
+        s.push_str("    tiling->resident = 1;\n    tiling->tile_rows = static_cast<uint32_t>(lo);\n    tiling->chunk = static_cast<uint32_t>(C);\n  } else {\n");
+        let has_mid = lw
+            .prog
+            .nodes
+            .iter()
+            .any(|n| matches!(n.op, Op::RedMid { .. }));
+        if has_mid {
+            s.push_str("    return 1;  // a leading-axis reduction needs whole rows in UB\n");
+        } else {
+            s.push_str("    uint64_t lo = 1, hi = (C + 63) / 64;\n    if (hi > max_tile / 64) hi = max_tile / 64 > 0 ? max_tile / 64 : 1;\n    if (!fits_chunk(1)) return 1;\n");
+            s.push_str("    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_chunk(mid)) lo = mid; else hi = mid - 1; }\n");
+            s.push_str("    tiling->resident = 0;\n    tiling->tile_rows = 1;\n    tiling->chunk = static_cast<uint32_t>(lo * 64);\n");
+        }
+        s.push_str("  }\n");
+    }
+    for d in named {
+        let _ = writeln!(s, "  tiling->d_{d} = static_cast<uint32_t>(d_{d});");
+    }
+    let _ = fields;
+    s.push_str(
+        "  *block_dim = static_cast<uint32_t>(blocks);\n  *workspace_bytes = 0;\n  return 0;\n}\n",
+    );
+    s
+}

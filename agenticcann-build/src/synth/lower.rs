@@ -1,0 +1,665 @@
+//! Lowering of a reference AST to the proposer's row IR.
+//!
+//! The iteration space is a *row view*: a domain shape `[lead..., C]` whose rows are indexed
+//! by one linear row index over the leading dimensions. Every value of the program has a
+//! [`Level`]: uniform over the whole launch (attrs, numbers, one-element inputs), one scalar
+//! per row (`[R, 1]` operands and last-axis reductions), or a full row of `C` elements.
+
+use std::collections::HashMap;
+
+use crate::spec::reference::{BinaryOp, Expr, ExprKind, Func, ReduceOp};
+use crate::spec::{Dim, Dtype, OpSpec, ShapeTemplate};
+
+use super::SynthError;
+
+/// How much a value varies over the domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    /// The same for every element of the launch.
+    Uniform,
+    /// One value per row.
+    RowScalar,
+    /// One value per element.
+    Row,
+}
+
+/// Unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Un {
+    Neg,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Erf,
+    Sigmoid,
+    Abs,
+}
+
+/// Binary operations (comparisons give 1.0 / 0.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    Cmp(BinaryOp),
+}
+
+/// How an input tensor maps onto the rows of a domain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// One element, the same for every row.
+    Uniform,
+    /// One element per row at this GM element offset (C++ expression of the row variable
+    /// `ROW`).
+    RowScalar(String),
+    /// A `[C]` vector shared by every row.
+    Vec,
+    /// A full row at this GM element offset (C++ expression of `ROW`); `contiguous` when row
+    /// `r` of the domain is row `r` of the tensor.
+    Row { offset: String, contiguous: bool },
+}
+
+/// One IR node.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Op {
+    Const(f64),
+    Input {
+        name: String,
+        access: Access,
+    },
+    Un(Un, usize),
+    Bin(Bin, usize, usize),
+    Where(usize, usize, usize),
+    /// Reduction over the domain's last axis (result: one scalar per row).
+    RedLast(ReduceOp, usize),
+    /// Reduction over a leading axis: a loop over `k` of a sub-program evaluated at the
+    /// operand row `((ROW / inner) * count + k) * inner + ROW % inner`.
+    RedMid {
+        op: ReduceOp,
+        sub: Box<Program>,
+        /// Elements along the reduced axis (C++ expression).
+        count: String,
+        /// Product of the operand's leading dims after the reduced axis (C++ expression).
+        inner: String,
+    },
+}
+
+/// A node with its level.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Node {
+    pub op: Op,
+    pub level: Level,
+}
+
+/// A program over one domain.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Program {
+    /// The domain's leading dims.
+    pub lead: Vec<Dim>,
+    /// The domain's last dim.
+    pub cols: Dim,
+    /// Nodes in topological order.
+    pub nodes: Vec<Node>,
+    /// The root (for sub-programs).
+    pub root: usize,
+}
+
+/// The lowered op: the main program and its outputs.
+#[derive(Clone, Debug)]
+pub(crate) struct Lowered {
+    pub prog: Program,
+    /// (output name, dtype, node, level of the output in the domain).
+    pub outputs: Vec<(String, Dtype, usize)>,
+    /// Input dtypes by name.
+    pub dtypes: HashMap<String, Dtype>,
+    /// True when no node reduces and every row input is contiguous: element-flat split.
+    pub flat: bool,
+}
+
+/// The C++ spelling of a dim inside the kernel or the tiling function (`t.d_<name>` /
+/// a literal).
+pub(crate) fn dim_code(d: &Dim) -> String {
+    match d {
+        Dim::Fixed(n) => format!("{n}u"),
+        Dim::Named(n) => format!("t.d_{n}"),
+    }
+}
+
+/// Product of dims as a C++ expression (`1u` when empty).
+pub(crate) fn prod_code(dims: &[Dim]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .filter(|d| **d != Dim::Fixed(1))
+        .map(dim_code)
+        .collect();
+    if parts.is_empty() {
+        "1u".into()
+    } else {
+        format!("({})", parts.join(" * "))
+    }
+}
+
+fn is_one(d: &Dim) -> bool {
+    *d == Dim::Fixed(1)
+}
+
+/// [`broadcast`] for the eager decomposition.
+pub(crate) fn broadcast_pub(a: &ShapeTemplate, b: &ShapeTemplate) -> ShapeTemplate {
+    broadcast(a, b)
+}
+
+/// numpy broadcast of two shape templates (validated specs always broadcast).
+fn broadcast(a: &ShapeTemplate, b: &ShapeTemplate) -> ShapeTemplate {
+    let n = a.rank().max(b.rank());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let da = (i + a.rank()).checked_sub(n).map(|j| a.dims[j].clone());
+        let db = (i + b.rank()).checked_sub(n).map(|j| b.dims[j].clone());
+        out.push(match (da, db) {
+            (Some(x), None) | (None, Some(x)) => x,
+            (Some(x), Some(y)) => {
+                if is_one(&x) {
+                    y
+                } else {
+                    x
+                }
+            }
+            (None, None) => Dim::Fixed(1),
+        });
+    }
+    ShapeTemplate::new(out)
+}
+
+/// Leading dims padded with ones on the left to `rank` dims.
+fn align(s: &ShapeTemplate, rank: usize) -> Vec<Dim> {
+    let mut v = vec![Dim::Fixed(1); rank.saturating_sub(s.rank())];
+    v.extend(s.dims.iter().cloned());
+    v
+}
+
+struct Ctx<'a> {
+    op: &'a OpSpec,
+    /// name → (expr of an intermediate statement)
+    defs: HashMap<String, &'a Expr>,
+    attrs: HashMap<String, f64>,
+}
+
+impl<'a> Ctx<'a> {
+    fn unsupported(&self, what: impl Into<String>) -> SynthError {
+        SynthError::Unsupported {
+            op: self.op.name.clone(),
+            reason: what.into(),
+        }
+    }
+
+    /// Symbolic shape of an expression.
+    fn shape(&self, e: &Expr) -> Result<ShapeTemplate, SynthError> {
+        Ok(match &e.kind {
+            ExprKind::Number(_) => ShapeTemplate::default(),
+            ExprKind::Name(n) => {
+                if let Some(i) = self.op.input(n) {
+                    i.decl.shape.clone()
+                } else if self.attrs.contains_key(n) {
+                    ShapeTemplate::default()
+                } else if let Some(d) = self.defs.get(n) {
+                    self.shape(d)?
+                } else {
+                    return Err(self.unsupported(format!("unknown name `{n}`")));
+                }
+            }
+            ExprKind::Neg(a) | ExprKind::Cast { operand: a, .. } => self.shape(a)?,
+            ExprKind::Binary { lhs, rhs, .. } => broadcast(&self.shape(lhs)?, &self.shape(rhs)?),
+            ExprKind::Call { args, .. } => {
+                let mut s = ShapeTemplate::default();
+                for a in args {
+                    s = broadcast(&s, &self.shape(a)?);
+                }
+                s
+            }
+            ExprKind::Reduce {
+                operand,
+                axis,
+                keepdims,
+                ..
+            } => {
+                let s = self.shape(operand)?;
+                let Some(axis) = axis else {
+                    return Err(self.unsupported("a reduction over every axis"));
+                };
+                let a = normalize(*axis, s.rank())
+                    .ok_or_else(|| self.unsupported("a reduction axis out of range"))?;
+                let mut dims = s.dims.clone();
+                if *keepdims {
+                    dims[a] = Dim::Fixed(1);
+                } else {
+                    dims.remove(a);
+                }
+                ShapeTemplate::new(dims)
+            }
+        })
+    }
+}
+
+fn normalize(axis: i64, rank: usize) -> Option<usize> {
+    let r = rank as i64;
+    let a = if axis < 0 { axis + r } else { axis };
+    (0..r).contains(&a).then_some(a as usize)
+}
+
+/// Builds a program over the domain `lead ++ [cols]`.
+struct Builder<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    lead: Vec<Dim>,
+    cols: Dim,
+    nodes: Vec<Node>,
+    memo: HashMap<String, usize>,
+}
+
+impl Builder<'_, '_> {
+    fn push(&mut self, op: Op, level: Level) -> usize {
+        if let Some(i) = self.nodes.iter().position(|n| n.op == op) {
+            return i;
+        }
+        self.nodes.push(Node { op, level });
+        self.nodes.len() - 1
+    }
+
+    fn level(&self, i: usize) -> Level {
+        self.nodes[i].level
+    }
+
+    /// Classifies an input of shape `s` in this domain.
+    fn access(&self, name: &str, s: &ShapeTemplate) -> Result<(Access, Level), SynthError> {
+        let rank = self.lead.len() + 1;
+        if s.rank() > rank {
+            return Err(self
+                .ctx
+                .unsupported(format!("input `{name}` has more axes than the row domain")));
+        }
+        let dims = align(s, rank);
+        let last = dims[rank - 1].clone();
+        let in_lead = &dims[..rank - 1];
+        let all_lead_one = in_lead.iter().all(is_one);
+        let row_like = last == self.cols && !is_one(&self.cols);
+        if !row_like && !is_one(&last) {
+            return Err(self.ctx.unsupported(format!(
+                "input `{name}`: last axis {last} neither the row length {} nor 1",
+                self.cols
+            )));
+        }
+        if all_lead_one {
+            return Ok(if row_like {
+                (Access::Vec, Level::Row)
+            } else {
+                (Access::Uniform, Level::Uniform)
+            });
+        }
+        // Row offset: sum over leading axes of index_i * stride_i.
+        let contiguous = in_lead.iter().zip(&self.lead).all(|(a, b)| a == b);
+        let unit = if row_like {
+            dim_code(&self.cols)
+        } else {
+            "1u".into()
+        };
+        let offset = if contiguous {
+            format!("(ROW) * {unit}")
+        } else {
+            let mut terms = Vec::new();
+            for i in 0..in_lead.len() {
+                if is_one(&in_lead[i]) {
+                    continue;
+                }
+                if in_lead[i] != self.lead[i] {
+                    return Err(self.ctx.unsupported(format!(
+                        "input `{name}`: axis {i} ({}) does not broadcast against {}",
+                        in_lead[i], self.lead[i]
+                    )));
+                }
+                let inner = prod_code(&self.lead[i + 1..]);
+                let stride = prod_code(&in_lead[i + 1..]);
+                terms.push(format!(
+                    "(((ROW) / {inner}) % {}) * {stride} * {unit}",
+                    dim_code(&self.lead[i])
+                ));
+            }
+            if terms.is_empty() {
+                "0u".into()
+            } else {
+                terms.join(" + ")
+            }
+        };
+        Ok(if row_like {
+            (Access::Row { offset, contiguous }, Level::Row)
+        } else {
+            (Access::RowScalar(offset), Level::RowScalar)
+        })
+    }
+
+    fn lower(&mut self, e: &Expr) -> Result<usize, SynthError> {
+        Ok(match &e.kind {
+            ExprKind::Number(v) => self.push(Op::Const(*v), Level::Uniform),
+            ExprKind::Name(n) => {
+                if let Some(v) = self.ctx.attrs.get(n) {
+                    self.push(Op::Const(*v), Level::Uniform)
+                } else if let Some(&i) = self.memo.get(n) {
+                    i
+                } else if let Some(input) = self.ctx.op.input(n) {
+                    if !input.decl.dtype.is_float() {
+                        return Err(self.ctx.unsupported(format!(
+                            "input `{n}` has dtype {}: the proposer handles f16, bf16 and f32",
+                            input.decl.dtype.as_str()
+                        )));
+                    }
+                    let (access, level) = self.access(n, &input.decl.shape)?;
+                    let i = self.push(
+                        Op::Input {
+                            name: n.clone(),
+                            access,
+                        },
+                        level,
+                    );
+                    self.memo.insert(n.clone(), i);
+                    i
+                } else if let Some(d) = self.ctx.defs.get(n) {
+                    let i = self.lower(d)?;
+                    self.memo.insert(n.clone(), i);
+                    i
+                } else {
+                    return Err(self.ctx.unsupported(format!("unknown name `{n}`")));
+                }
+            }
+            ExprKind::Neg(a) => self.un(Un::Neg, a)?,
+            ExprKind::Cast { operand, dtype } => {
+                if !dtype.is_float() {
+                    return Err(self.ctx.unsupported("cast to an integer dtype"));
+                }
+                self.lower(operand)?
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let b = match op {
+                    BinaryOp::Add => Bin::Add,
+                    BinaryOp::Sub => Bin::Sub,
+                    BinaryOp::Mul => Bin::Mul,
+                    BinaryOp::Div => Bin::Div,
+                    BinaryOp::Pow => Bin::Pow,
+                    c => Bin::Cmp(*c),
+                };
+                let l = self.lower(lhs)?;
+                let r = self.lower(rhs)?;
+                self.bin(b, l, r)
+            }
+            ExprKind::Call { func, args } => match func {
+                Func::Exp => self.un(Un::Exp, &args[0])?,
+                Func::Log => self.un(Un::Log, &args[0])?,
+                Func::Sqrt => self.un(Un::Sqrt, &args[0])?,
+                Func::Rsqrt => self.un(Un::Rsqrt, &args[0])?,
+                Func::Tanh => self.un(Un::Tanh, &args[0])?,
+                Func::Erf => self.un(Un::Erf, &args[0])?,
+                Func::Sigmoid => self.un(Un::Sigmoid, &args[0])?,
+                Func::Abs => self.un(Un::Abs, &args[0])?,
+                Func::Max | Func::Min => {
+                    let a = self.lower(&args[0])?;
+                    let b = self.lower(&args[1])?;
+                    self.bin(
+                        if *func == Func::Max {
+                            Bin::Max
+                        } else {
+                            Bin::Min
+                        },
+                        a,
+                        b,
+                    )
+                }
+                Func::Clamp => {
+                    let x = self.lower(&args[0])?;
+                    let lo = self.lower(&args[1])?;
+                    let hi = self.lower(&args[2])?;
+                    let m = self.bin(Bin::Max, x, lo);
+                    self.bin(Bin::Min, m, hi)
+                }
+                Func::Where => {
+                    let c = self.lower(&args[0])?;
+                    let a = self.lower(&args[1])?;
+                    let b = self.lower(&args[2])?;
+                    let level = self.level(c).max(self.level(a)).max(self.level(b));
+                    self.push(Op::Where(c, a, b), level)
+                }
+            },
+            ExprKind::Reduce {
+                op, operand, axis, ..
+            } => {
+                let s = self.ctx.shape(operand)?;
+                let Some(axis) = axis else {
+                    return Err(self.ctx.unsupported("a reduction over every axis"));
+                };
+                let a = normalize(*axis, s.rank())
+                    .ok_or_else(|| self.ctx.unsupported("a reduction axis out of range"))?;
+                if a + 1 == s.rank() {
+                    let x = self.lower(operand)?;
+                    match self.level(x) {
+                        // Reducing a size-1 axis is the identity.
+                        Level::Uniform | Level::RowScalar => x,
+                        Level::Row => self.push(Op::RedLast(*op, x), Level::RowScalar),
+                    }
+                } else {
+                    self.red_mid(*op, operand, &s, a)?
+                }
+            }
+        })
+    }
+
+    fn red_mid(
+        &mut self,
+        op: ReduceOp,
+        operand: &Expr,
+        s: &ShapeTemplate,
+        a: usize,
+    ) -> Result<usize, SynthError> {
+        let n = s.rank();
+        let s_lead = &s.dims[..n - 1];
+        let s_last = s.dims[n - 1].clone();
+        // The operand's leading dims without the reduced axis must be this domain's.
+        let mut rest: Vec<Dim> = s_lead.to_vec();
+        rest.remove(a);
+        let strip = |v: &[Dim]| -> Vec<Dim> {
+            let k = v.iter().take_while(|d| is_one(d)).count();
+            v[k..].to_vec()
+        };
+        if strip(&rest) != strip(&self.lead) {
+            return Err(self.ctx.unsupported(
+                "a reduction over a leading axis whose result is not the output's row space",
+            ));
+        }
+        let level = if s_last == self.cols && !is_one(&self.cols) {
+            Level::Row
+        } else if is_one(&s_last) {
+            Level::RowScalar
+        } else {
+            return Err(self
+                .ctx
+                .unsupported("a leading-axis reduction over rows of another length"));
+        };
+        let mut sub = Builder {
+            ctx: self.ctx,
+            lead: s_lead.to_vec(),
+            cols: s_last,
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+        };
+        let root = sub.lower(operand)?;
+        if sub
+            .nodes
+            .iter()
+            .any(|n| matches!(n.op, Op::RedLast(..) | Op::RedMid { .. }))
+        {
+            return Err(self
+                .ctx
+                .unsupported("nested reductions inside a leading-axis reduction"));
+        }
+        let count = dim_code(&s_lead[a]);
+        let inner = prod_code(&s_lead[a + 1..]);
+        let sub = Program {
+            lead: sub.lead,
+            cols: sub.cols,
+            nodes: sub.nodes,
+            root,
+        };
+        let level = level.max(Level::RowScalar);
+        self.nodes.push(Node {
+            op: Op::RedMid {
+                op,
+                sub: Box::new(sub),
+                count,
+                inner,
+            },
+            level,
+        });
+        Ok(self.nodes.len() - 1)
+    }
+
+    fn un(&mut self, u: Un, a: &Expr) -> Result<usize, SynthError> {
+        let x = self.lower(a)?;
+        Ok(self.push(Op::Un(u, x), self.level(x)))
+    }
+
+    fn bin(&mut self, b: Bin, l: usize, r: usize) -> usize {
+        let level = self.level(l).max(self.level(r));
+        self.push(Op::Bin(b, l, r), level)
+    }
+}
+
+/// Lowers `op` to its row program.
+pub(crate) fn lower(op: &OpSpec) -> Result<Lowered, SynthError> {
+    let unsupported = |reason: String| SynthError::Unsupported {
+        op: op.name.clone(),
+        reason,
+    };
+    for o in &op.outputs {
+        if !o.decl.dtype.is_float() {
+            return Err(unsupported(format!(
+                "output `{}` has dtype {}: the proposer handles f16, bf16 and f32",
+                o.name,
+                o.decl.dtype.as_str()
+            )));
+        }
+    }
+    let mut defs = HashMap::new();
+    for s in &op.reference.statements {
+        defs.insert(s.target.name.clone(), &s.value);
+    }
+    let ctx = Ctx {
+        op,
+        defs,
+        attrs: op.attr_values(),
+    };
+    // Domain: the broadcast of every output shape and of the shapes of the outputs'
+    // expressions before any last-axis reduction; outputs of rank one less are per-row.
+    let mut dom = ShapeTemplate::default();
+    for o in &op.outputs {
+        dom = broadcast(&dom, &o.decl.shape);
+    }
+    // Widen with inputs that broadcast to the outputs' rank with extra columns (row-wise
+    // reductions to [R] or [R, 1]).
+    let has_mid = op.reference.any_node(|e| {
+        if let ExprKind::Reduce {
+            axis: Some(a),
+            operand,
+            ..
+        } = &e.kind
+        {
+            ctx.shape(operand)
+                .ok()
+                .and_then(|s| normalize(*a, s.rank()).map(|n| n + 1 != s.rank()))
+                .unwrap_or(false)
+        } else {
+            false
+        }
+    });
+    if !has_mid {
+        let mut widest = dom.clone();
+        for i in &op.inputs {
+            widest = broadcast_loose(&widest, &i.decl.shape);
+        }
+        if widest != dom {
+            // The outputs are per-row values of the inputs' domain.
+            dom = widest;
+        }
+    }
+    if dom.rank() == 0 {
+        dom = ShapeTemplate::new(vec![Dim::Fixed(1)]);
+    }
+    let lead = dom.dims[..dom.rank() - 1].to_vec();
+    let cols = dom.dims[dom.rank() - 1].clone();
+    let mut b = Builder {
+        ctx: &ctx,
+        lead,
+        cols,
+        nodes: Vec::new(),
+        memo: HashMap::new(),
+    };
+    let mut outputs = Vec::new();
+    for o in &op.outputs {
+        let st = op
+            .reference
+            .statement(&o.name)
+            .ok_or_else(|| unsupported(format!("output `{}` is not assigned", o.name)))?;
+        let i = b.lower(&st.value)?;
+        outputs.push((o.name.clone(), o.decl.dtype, i));
+    }
+    let dtypes = op
+        .inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.decl.dtype))
+        .collect();
+    let flat = b.nodes.iter().all(|n| match &n.op {
+        Op::RedLast(..) | Op::RedMid { .. } => false,
+        Op::Input { access, .. } => matches!(
+            access,
+            Access::Uniform
+                | Access::Row {
+                    contiguous: true,
+                    ..
+                }
+        ),
+        _ => true,
+    }) && outputs
+        .iter()
+        .all(|(_, _, i)| b.nodes[*i].level == Level::Row)
+        && op
+            .outputs
+            .iter()
+            .all(|o| o.decl.shape.rank() == b.lead.len() + 1);
+    Ok(Lowered {
+        prog: Program {
+            lead: b.lead,
+            cols: b.cols,
+            nodes: b.nodes,
+            root: 0,
+        },
+        outputs,
+        dtypes,
+        flat,
+    })
+}
+
+/// Broadcast where the input may have more trailing extent than the outputs (an output
+/// `[R]` from an input `[R, C]`): aligns the input's leading dims with the output.
+fn broadcast_loose(dom: &ShapeTemplate, input: &ShapeTemplate) -> ShapeTemplate {
+    if input.rank() == dom.rank() + 1 && input.dims[..dom.rank()] == dom.dims[..] {
+        return input.clone();
+    }
+    if input.rank() == dom.rank()
+        && dom.rank() > 0
+        && is_one(&dom.dims[dom.rank() - 1])
+        && input.dims[..dom.rank() - 1] == dom.dims[..dom.rank() - 1]
+    {
+        return input.clone();
+    }
+    broadcast(dom, input)
+}
