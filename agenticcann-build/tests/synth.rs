@@ -55,10 +55,16 @@ fn every_example_project_op_is_verified() {
         .unwrap()
         .unwrap();
     let filter = std::env::var("SYNTH_TEST_OPS").unwrap_or_default();
-    let ops: Vec<&OpSpec> = spec.ops.iter().filter(|o| only(&filter, &o.name)).collect();
+    // The fused ops; the `eager_*` primitives (the example's cost baseline) are judged when
+    // their entries are written and run end to end in the example's own tests.
+    let ops: Vec<&OpSpec> = spec
+        .ops
+        .iter()
+        .filter(|o| !o.name.starts_with("eager_") && only(&filter, &o.name))
+        .collect();
     assert!(filter.is_empty() || !ops.is_empty());
     if filter.is_empty() {
-        assert_eq!(ops.len(), 14, "the example declares 14 ops");
+        assert_eq!(ops.len(), 14, "the example declares 14 fused ops");
     }
     let results = judge_all(&ops);
     let mut failed = Vec::new();

@@ -37,7 +37,7 @@ fn bench<T: Element>(w: &BertWeights, batch: &Batch) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "{}: embed {:.1} ms median of {RUNS} (matmul {:.1} ms, vector ops {:.1} ms, {} calls)",
-        T::DTYPE,
+        <T as Element>::DTYPE,
         ms(median(all.iter().map(|t| t.total).collect())),
         ms(median(all.iter().map(|t| t.matmul).collect())),
         ms(median(all.iter().map(|t| t.vector_ops).collect())),
@@ -46,7 +46,7 @@ fn bench<T: Element>(w: &BertWeights, batch: &Batch) {
     for (op, s) in profiled.stats() {
         println!(
             "    {:<29} {:>3} calls {:>8.2} ms (last run)",
-            op.spec_name(T::DTYPE),
+            op.spec_name(<T as Element>::DTYPE),
             s.calls,
             ms(s.wall)
         );

@@ -5,15 +5,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, ValueEnum};
 
 use crate::fetch::{resolve_model_dir, ModelDir};
 use crate::model::Timings;
+use crate::ops::cost::{cost_table, reduction_pct, CostLog};
 use crate::ops::host::HostReference;
 use crate::ops::{Element, VectorBackend};
 use crate::pipeline::SentenceEmbedder;
 use crate::similarity::similarity_table;
+use crate::tokenize::Batch;
 
 /// Sentences embedded when none are given.
 pub const DEFAULT_SENTENCES: [&str; 6] = [
@@ -104,6 +106,7 @@ fn run_dtype<T: Element>(cli: &Cli, model: &ModelDir, sentences: &[&str]) -> Res
     let (backend, notice) = VectorBackend::for_main_command();
     let mut timings = Timings::default();
     let start = Instant::now();
+    let mut costs: Option<Costs> = None;
     let (describe, batch, embeddings) = match backend {
         VectorBackend::HostReference => {
             if let Some(n) = notice {
@@ -114,7 +117,10 @@ fn run_dtype<T: Element>(cli: &Cli, model: &ModelDir, sentences: &[&str]) -> Res
             (crate::ops::VectorOps::<T>::describe(&ops), batch, emb)
         }
         VectorBackend::Kernels => {
-            bail!("kernel-backed vector ops are not built into this binary yet (issue 5)")
+            let (describe, batch, emb, c) =
+                kernel_run::<T>(&embedder, sentences, &mut timings, !cli.json)?;
+            costs = c;
+            (describe, batch, emb)
         }
     };
     let wall = start.elapsed();
@@ -133,7 +139,11 @@ fn run_dtype<T: Element>(cli: &Cli, model: &ModelDir, sentences: &[&str]) -> Res
     }
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     writeln!(out, "model: {} ({})", model.dir.display(), model.origin)?;
-    writeln!(out, "vector ops: {describe}, dtype {}", T::DTYPE)?;
+    writeln!(
+        out,
+        "vector ops: {describe}, dtype {}",
+        <T as Element>::DTYPE
+    )?;
     writeln!(out, "matrix products: {MATMUL_ENGINE}")?;
     writeln!(out)?;
     for (i, s) in sentences.iter().enumerate() {
@@ -154,5 +164,84 @@ fn run_dtype<T: Element>(cli: &Cli, model: &ModelDir, sentences: &[&str]) -> Res
         ms(timings.vector_ops),
         timings.vector_calls
     )?;
+    if let Some(c) = costs {
+        writeln!(
+            out,
+            "\nsimulated kernel time per op (cost model of ascendc-sim, {} dtype; matrix products \
+             on the host are not included)",
+            <T as Element>::DTYPE
+        )?;
+        writeln!(
+            out,
+            "fused = this crate's kernels; eager = the same ops as an eager framework launches \
+             them (one ATen-style primitive kernel per op, intermediates through GM)\n"
+        )?;
+        write!(out, "{}", cost_table(&c.fused, &c.eager))?;
+        let (f, e) = (c.fused.total(), c.eager.total());
+        writeln!(
+            out,
+            "\nvector part: {:.1} µs fused vs {:.1} µs eager ({} vs {} launches): {:.1}% less \
+             simulated time; eager embeddings differ from fused by at most {:.2e} (max abs)",
+            f.sim_us,
+            e.sim_us,
+            f.launches,
+            e.launches,
+            reduction_pct(f.sim_us, e.sim_us),
+            c.eager_max_abs_diff
+        )?;
+    }
     Ok(())
+}
+
+/// Simulated costs of one run on fused kernels and one on the eager baseline.
+struct Costs {
+    fused: CostLog,
+    eager: CostLog,
+    /// Largest absolute difference between the two runs' embeddings.
+    eager_max_abs_diff: f32,
+}
+
+type KernelRun = (String, Batch, Vec<Vec<f32>>, Option<Costs>);
+
+/// Embeds on the fused kernels and, when `baseline`, again on the eager primitives.
+#[cfg(feature = "kernels")]
+fn kernel_run<T: Element>(
+    embedder: &SentenceEmbedder<T>,
+    sentences: &[&str],
+    timings: &mut Timings,
+    baseline: bool,
+) -> Result<KernelRun> {
+    use crate::kernels::eager::EagerOps;
+    use crate::kernels::KernelOps;
+    use crate::ops::VectorOps;
+
+    let mut fused = KernelOps::new().context("opening the agenticcann device")?;
+    let (batch, emb) = embedder.embed(&mut fused, sentences, timings)?;
+    let describe = VectorOps::<T>::describe(&fused);
+    if !baseline {
+        return Ok((describe, batch, emb, None));
+    }
+    let mut eager = EagerOps::new().context("opening the agenticcann device")?;
+    let (_, emb_eager) = embedder.embed(&mut eager, sentences, &mut Timings::default())?;
+    let diff = emb
+        .iter()
+        .zip(&emb_eager)
+        .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+        .fold(0f32, f32::max);
+    let costs = Costs {
+        fused: fused.costs().clone(),
+        eager: eager.costs().clone(),
+        eager_max_abs_diff: diff,
+    };
+    Ok((describe, batch, emb, Some(costs)))
+}
+
+#[cfg(not(feature = "kernels"))]
+fn kernel_run<T: Element>(
+    _embedder: &SentenceEmbedder<T>,
+    _sentences: &[&str],
+    _timings: &mut Timings,
+    _baseline: bool,
+) -> Result<KernelRun> {
+    anyhow::bail!("this binary was built without the `kernels` feature")
 }

@@ -5,11 +5,14 @@
 //!
 //! Modules, in data-flow order: [`fetch`] (find or download the model), [`tokenize`],
 //! [`weights`] (config + safetensors), [`model`] (the encoder), [`ops`] (the vector-op
-//! trait and its host reference), [`pipeline`] (model directory → embedder),
+//! trait, its host reference and the cost log), `kernels` (feature `kernels`: the trait on
+//! generated kernels, fused and eager), [`pipeline`] (model directory → embedder),
 //! [`similarity`], [`cli`]. [`reference64`] is an independent f64 implementation for tests.
 
 pub mod cli;
 pub mod fetch;
+#[cfg(feature = "kernels")]
+pub mod kernels;
 pub mod matmul;
 pub mod model;
 pub mod ops;

@@ -39,7 +39,7 @@ fn real_model_dir() -> std::path::PathBuf {
 }
 
 #[test]
-fn json_lines_and_the_interim_notice() {
+fn json_lines_on_kernels_without_notice() {
     let out = bin()
         .arg("--model-dir")
         .arg(real_model_dir())
@@ -57,7 +57,7 @@ fn json_lines_and_the_interim_notice() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains(KERNELS_UNAVAILABLE));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(KERNELS_UNAVAILABLE));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2);
@@ -87,6 +87,11 @@ fn human_output_has_the_similarity_matrix() {
     assert!(stdout.contains("cosine similarity"), "{stdout}");
     assert!(stdout.contains("matrix products: host (ndarray + matrixmultiply sgemm)"));
     assert!(stdout.contains("[5] I love eating fresh strawberries in the summer."));
+    assert!(
+        stdout.contains("vector ops: fused agenticcann kernels"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("vector part total"), "{stdout}");
     // Diagonal of the 6 x 6 matrix.
     assert_eq!(stdout.matches(" 1.000").count(), 6, "{stdout}");
 }

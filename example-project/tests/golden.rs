@@ -14,7 +14,7 @@ use common::{cosine64, max_abs, widen};
 use example_project::fetch::resolve_model_dir;
 use example_project::model::{Encoder, Timings};
 use example_project::ops::host::HostReference;
-use example_project::ops::Element;
+use example_project::ops::{Element, VectorOps};
 use example_project::tokenize::SentenceTokenizer;
 use example_project::weights::BertWeights;
 use serde::Deserialize;
@@ -87,13 +87,15 @@ fn long_input_is_truncated_to_256_tokens_with_cls_and_sep() {
 }
 
 fn compare<T: Element>(min_cos: f64, max_err: Option<f64>) {
+    compare_on::<T, _>(&mut HostReference::new(), min_cos, max_err)
+}
+
+fn compare_on<T: Element, O: VectorOps<T>>(ops: &mut O, min_cos: f64, max_err: Option<f64>) {
     let g = golden();
     let refs: Vec<&str> = g.sentences.iter().map(String::as_str).collect();
     let batch = tokenizer().encode(&refs).unwrap();
     let enc = Encoder::<T>::new(weights().clone());
-    let got = enc
-        .embed(&mut HostReference::new(), &batch, &mut Timings::default())
-        .unwrap();
+    let got = enc.embed(ops, &batch, &mut Timings::default()).unwrap();
     let mut report = String::new();
     let mut ok = true;
     for (i, want) in g.embeddings.iter().enumerate() {
@@ -104,8 +106,9 @@ fn compare<T: Element>(min_cos: f64, max_err: Option<f64>) {
     }
     assert!(
         ok,
-        "{} vs golden (need cosine >= {min_cos}, max abs <= {max_err:?}):\n{report}",
-        T::DTYPE
+        "{} on {} vs golden (need cosine >= {min_cos}, max abs <= {max_err:?}):\n{report}",
+        <T as Element>::DTYPE,
+        ops.describe()
     );
 }
 
@@ -117,4 +120,18 @@ fn f32_host_reference_matches_golden_embeddings() {
 #[test]
 fn f16_host_reference_is_close_to_golden_embeddings() {
     compare::<half::f16>(0.999, None);
+}
+
+#[cfg(feature = "kernels")]
+#[test]
+fn f32_kernels_match_golden_embeddings() {
+    let mut ops = example_project::kernels::KernelOps::new().unwrap();
+    compare_on::<f32, _>(&mut ops, 0.99999, Some(1e-4));
+}
+
+#[cfg(feature = "kernels")]
+#[test]
+fn f16_kernels_are_close_to_golden_embeddings() {
+    let mut ops = example_project::kernels::KernelOps::new().unwrap();
+    compare_on::<half::f16, _>(&mut ops, 0.999, None);
 }

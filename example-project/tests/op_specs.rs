@@ -28,6 +28,30 @@ fn target_and_store() {
     assert_eq!(m["kernels"].as_str(), Some("kernels"));
 }
 
+/// The eager-baseline primitives `src/kernels/eager.rs` launches (declared as
+/// `eager_<name>_<dtype>`).
+const EAGER: [&str; 13] = [
+    "add",
+    "add_bcast",
+    "layer_norm",
+    "scale",
+    "add_mask",
+    "softmax",
+    "gelu",
+    "mul_col",
+    "sum_mid",
+    "clamp_min_count",
+    "div_col",
+    "row_norm",
+    "clamp_min_norm",
+];
+
+fn eager_names() -> impl Iterator<Item = String> {
+    EAGER
+        .iter()
+        .flat_map(|p| ["f32", "f16"].map(|d| format!("eager_{p}_{d}")))
+}
+
 #[test]
 fn every_op_is_declared_in_f32_and_f16_and_nothing_else() {
     let m = metadata();
@@ -35,8 +59,40 @@ fn every_op_is_declared_in_f32_and_f16_and_nothing_else() {
     let expected: BTreeSet<String> = Op::ALL
         .iter()
         .flat_map(|op| [op.spec_name(Dtype::F32), op.spec_name(Dtype::F16)])
+        .chain(eager_names())
         .collect();
     assert_eq!(declared, expected);
+}
+
+#[test]
+fn eager_primitives_differ_only_in_dtype_and_bind_their_dims() {
+    let m = metadata();
+    for p in EAGER {
+        let a = &m["ops"][&format!("eager_{p}_f32")];
+        let b = &m["ops"][&format!("eager_{p}_f16")];
+        assert_eq!(
+            a.to_string().replace("\"f32[", "\"f16["),
+            b.to_string(),
+            "{p}"
+        );
+        let spec = a.as_table().unwrap();
+        let mut dims: BTreeSet<String> = BTreeSet::new();
+        for field in ["inputs", "outputs"] {
+            for (_, v) in spec[field].as_table().unwrap() {
+                let s = v.as_str().unwrap();
+                let inner = &s[s.find('[').unwrap() + 1..s.len() - 1];
+                for d in inner.split(',').map(str::trim) {
+                    if d.parse::<usize>().is_err() {
+                        dims.insert(d.to_string());
+                    }
+                }
+            }
+        }
+        for s in spec["shapes"].as_array().unwrap() {
+            let bound: BTreeSet<String> = s.as_table().unwrap().keys().cloned().collect();
+            assert_eq!(bound, dims, "eager_{p}: shape binding {s}");
+        }
+    }
 }
 
 #[test]

@@ -297,3 +297,99 @@ fn out_of_range_inputs_are_errors() {
         "{e}"
     );
 }
+
+/// The same tiny model on the generated kernels (fused, and the eager baseline) against the
+/// f64 implementation; launches and simulated time are recorded for every op.
+#[cfg(feature = "kernels")]
+mod on_kernels {
+    use super::*;
+    use example_project::kernels::eager::EagerOps;
+    use example_project::kernels::KernelOps;
+    use example_project::ops::cost::CostLog;
+    use example_project::ops::{Op, VectorOps};
+
+    fn run_on<T: Element, O: VectorOps<T>>(
+        ops: &mut O,
+        w: &BertWeights,
+        batch: &Batch,
+    ) -> Vec<Vec<f32>> {
+        let enc = Encoder::<T>::new(w.clone());
+        let mut t = Timings::default();
+        enc.embed(ops, batch, &mut t).unwrap()
+    }
+
+    fn check(got: &[Vec<f32>], w: &BertWeights, min_cos: f64, max_err: f64, what: &str) {
+        let (_, ids, types) = tiny_batch();
+        for (i, (s, t)) in ids.iter().zip(&types).enumerate() {
+            let want = embed_sentence_with_types(w, s, t);
+            let g = widen(&got[i]);
+            let (cos, err) = (cosine64(&g, &want), max_abs(&g, &want));
+            assert!(
+                cos >= min_cos && err <= max_err,
+                "{what}, sentence {i} ({} tokens): cosine {cos}, max abs {err}",
+                s.len()
+            );
+        }
+    }
+
+    /// Every op ran with `launches_per_call` launches per call and took simulated time.
+    fn check_costs(c: &CostLog, launches_per_call: impl Fn(Op) -> usize) {
+        for op in Op::ALL {
+            let cost = c.get(op);
+            let calls = if matches!(op, Op::BiasResidualLayerNorm) {
+                4
+            } else if matches!(
+                op,
+                Op::EmbedLayerNorm | Op::MaskedMeanPool | Op::L2Normalize
+            ) {
+                1
+            } else {
+                2
+            };
+            assert_eq!(cost.calls, calls, "{op} calls");
+            assert_eq!(
+                cost.launches,
+                calls * launches_per_call(op),
+                "{op} launches"
+            );
+            assert!(cost.sim_us > 0.0, "{op}: no simulated time");
+        }
+    }
+
+    #[test]
+    fn f32_fused_kernels_match_f64_reference() {
+        let (_dir, w) = load_tiny();
+        let (batch, _, _) = tiny_batch();
+        let mut ops = KernelOps::new().unwrap();
+        let got = run_on::<f32, _>(&mut ops, &w, &batch);
+        check(&got, &w, 0.999_999, 1e-5, "f32 fused kernels");
+        check_costs(ops.costs(), |_| 1);
+    }
+
+    #[test]
+    fn f16_fused_kernels_are_close_to_f64_reference() {
+        let (_dir, w) = load_tiny();
+        let (batch, _, _) = tiny_batch();
+        let mut ops = KernelOps::new().unwrap();
+        let got = run_on::<half::f16, _>(&mut ops, &w, &batch);
+        check(&got, &w, 0.9999, 3e-3, "f16 fused kernels");
+    }
+
+    #[test]
+    fn eager_baseline_matches_f64_reference_and_launches_more() {
+        let (_dir, w) = load_tiny();
+        let (batch, _, _) = tiny_batch();
+        let mut eager = EagerOps::new().unwrap();
+        let got = run_on::<f32, _>(&mut eager, &w, &batch);
+        check(&got, &w, 0.999_999, 1e-5, "f32 eager kernels");
+        check_costs(eager.costs(), |op| match op {
+            Op::BiasAdd => 1,
+            Op::BiasGelu => 2,
+            Op::EmbedLayerNorm
+            | Op::AttentionSoftmax
+            | Op::BiasResidualLayerNorm
+            | Op::L2Normalize => 3,
+            Op::MaskedMeanPool => 5,
+        });
+    }
+}

@@ -33,7 +33,10 @@ fn layer_norm_row<T: Element>(h: &[f32], gamma: &[T], beta: &[T], y: &mut [T]) {
 
 impl<T: Element> VectorOps<T> for HostReference {
     fn describe(&self) -> String {
-        format!("host reference ({} loops, f32 accumulation)", T::DTYPE)
+        format!(
+            "host reference ({} loops, f32 accumulation)",
+            <T as Element>::DTYPE
+        )
     }
 
     fn embed_layer_norm(
@@ -49,7 +52,7 @@ impl<T: Element> VectorOps<T> for HostReference {
         hidden: usize,
     ) -> Result<(), OpError> {
         let op = Op::EmbedLayerNorm;
-        let d = T::DTYPE;
+        let d = <T as Element>::DTYPE;
         let bsh = [("batch", batch), ("seq", seq), ("hidden", hidden)];
         check_len(op, d, "word", word.len(), &bsh)?;
         check_len(op, d, "pos", pos.len(), &bsh[1..])?;
@@ -85,9 +88,9 @@ impl<T: Element> VectorOps<T> for HostReference {
     ) -> Result<(), OpError> {
         let op = Op::BiasAdd;
         let rc = [("rows", rows), ("cols", cols)];
-        check_len(op, T::DTYPE, "x", x.len(), &rc)?;
-        check_len(op, T::DTYPE, "b", b.len(), &rc[1..])?;
-        check_len(op, T::DTYPE, "y", y.len(), &rc)?;
+        check_len(op, <T as Element>::DTYPE, "x", x.len(), &rc)?;
+        check_len(op, <T as Element>::DTYPE, "b", b.len(), &rc[1..])?;
+        check_len(op, <T as Element>::DTYPE, "y", y.len(), &rc)?;
         for (i, (o, v)) in y.iter_mut().zip(x).enumerate() {
             *o = T::from_f32(v.to_f32() + b[i % cols].to_f32());
         }
@@ -110,15 +113,15 @@ impl<T: Element> VectorOps<T> for HostReference {
             ("seq", seq),
             ("seq", seq),
         ];
-        check_len(op, T::DTYPE, "scores", scores.len(), &full)?;
+        check_len(op, <T as Element>::DTYPE, "scores", scores.len(), &full)?;
         check_len(
             op,
-            T::DTYPE,
+            <T as Element>::DTYPE,
             "mask",
             mask.len(),
             &[("batch", batch), ("seq", seq)],
         )?;
-        check_len(op, T::DTYPE, "probs", probs.len(), &full)?;
+        check_len(op, <T as Element>::DTYPE, "probs", probs.len(), &full)?;
         let scale = ATTENTION_SCALE as f32;
         let mut s = vec![0f32; seq];
         for (r, (srow, prow)) in scores
@@ -154,9 +157,9 @@ impl<T: Element> VectorOps<T> for HostReference {
     ) -> Result<(), OpError> {
         let op = Op::BiasGelu;
         let rc = [("rows", rows), ("cols", cols)];
-        check_len(op, T::DTYPE, "x", x.len(), &rc)?;
-        check_len(op, T::DTYPE, "b", b.len(), &rc[1..])?;
-        check_len(op, T::DTYPE, "y", y.len(), &rc)?;
+        check_len(op, <T as Element>::DTYPE, "x", x.len(), &rc)?;
+        check_len(op, <T as Element>::DTYPE, "b", b.len(), &rc[1..])?;
+        check_len(op, <T as Element>::DTYPE, "y", y.len(), &rc)?;
         for (i, (o, v)) in y.iter_mut().zip(x).enumerate() {
             let h = v.to_f32() + b[i % cols].to_f32();
             *o = T::from_f32(0.5 * h * (1.0 + libm::erff(h * std::f32::consts::FRAC_1_SQRT_2)));
@@ -176,7 +179,7 @@ impl<T: Element> VectorOps<T> for HostReference {
         hidden: usize,
     ) -> Result<(), OpError> {
         let op = Op::BiasResidualLayerNorm;
-        let d = T::DTYPE;
+        let d = <T as Element>::DTYPE;
         let rh = [("rows", rows), ("hidden", hidden)];
         check_len(op, d, "x", x.len(), &rh)?;
         check_len(op, d, "b", b.len(), &rh[1..])?;
@@ -209,7 +212,7 @@ impl<T: Element> VectorOps<T> for HostReference {
         hidden: usize,
     ) -> Result<(), OpError> {
         let op = Op::MaskedMeanPool;
-        let d = T::DTYPE;
+        let d = <T as Element>::DTYPE;
         check_len(
             op,
             d,
@@ -248,8 +251,8 @@ impl<T: Element> VectorOps<T> for HostReference {
     ) -> Result<(), OpError> {
         let op = Op::L2Normalize;
         let rh = [("rows", rows), ("hidden", hidden)];
-        check_len(op, T::DTYPE, "x", x.len(), &rh)?;
-        check_len(op, T::DTYPE, "y", y.len(), &rh)?;
+        check_len(op, <T as Element>::DTYPE, "x", x.len(), &rh)?;
+        check_len(op, <T as Element>::DTYPE, "y", y.len(), &rh)?;
         for r in 0..rows {
             let row = r * hidden..(r + 1) * hidden;
             let norm = x[row.clone()]

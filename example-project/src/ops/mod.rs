@@ -17,9 +17,10 @@
 //! - [`host::HostReference`]: plain f32 loops. It is the *reference* the kernels are tested
 //!   against, not the production path; see [`VectorBackend`] for how the main command
 //!   chooses.
-//! - kernel-backed ops (issue 5, not integrated yet): upload, launch the generated kernel,
-//!   download.
+//! - `kernels::KernelOps` (feature `kernels`): upload, launch the generated fused kernel,
+//!   download; `kernels::eager::EagerOps`: the eager-framework baseline on primitive kernels.
 
+pub mod cost;
 pub mod host;
 pub mod profile;
 
@@ -69,7 +70,9 @@ impl fmt::Display for Dtype {
 }
 
 /// A kernel element type: `f32` or `half::f16`. Host-side math converts through f32.
-pub trait Element: Copy + Default + Send + Sync + fmt::Debug + 'static {
+pub trait Element:
+    Copy + Default + Send + Sync + fmt::Debug + agenticcann::DeviceRepr + 'static
+{
     const DTYPE: Dtype;
     fn from_f32(v: f32) -> Self;
     fn to_f32(self) -> f32;
@@ -355,14 +358,16 @@ pub enum VectorBackend {
     HostReference,
 }
 
-/// Why the main command cannot use kernels yet; printed on stderr when it falls back.
+/// Why the main command cannot use kernels; printed on stderr when it runs the host
+/// reference instead.
 pub const KERNELS_UNAVAILABLE: &str =
-    "vector ops on host reference: kernels not integrated yet (build.rs integration, issue 5)";
+    "vector ops on host reference: this binary was built without the `kernels` feature";
 
 impl VectorBackend {
-    /// Whether this build has kernel-backed ops. Becomes `true` when build.rs generates
-    /// `ops::*` (issue 5); the main command then runs on kernels.
-    pub const KERNELS_INTEGRATED: bool = false;
+    /// Whether this build has kernel-backed ops (feature `kernels`: build.rs built the
+    /// declared ops' kernels and generated their wrappers); the main command then runs on
+    /// kernels.
+    pub const KERNELS_INTEGRATED: bool = cfg!(feature = "kernels");
 
     /// The backend the main command uses: kernels when integrated, otherwise the host
     /// reference together with the notice the caller must print.
