@@ -332,6 +332,29 @@ pub fn poison(dtype: Dtype, seed: u64) -> Vec<u8> {
 }
 
 /// The unit roundoff of a float dtype (0 for others).
+/// One step of `dtype`'s grid just above `min(|a|, |b|)` (the unit in the last place, with
+/// the smallest normal exponent as floor: f16 2^-14, bf16/f32 2^-126); 0 for non-float dtypes.
+///
+/// The golden output is the f64 reference rounded to the output dtype, so an honest kernel
+/// that computes in f32 and rounds once can land on the neighbouring grid point whenever the
+/// exact result sits near a rounding midpoint. Where `atol + rtol·|golden|` is smaller than
+/// one output step (bf16 above |y| ≈ 13, f16 above |y| ≈ 1000), that kernel would fail on
+/// luck alone, so [`compare`] accepts a difference of one step as well, never more.
+fn one_step(dtype: Dtype, a: f64, b: f64) -> f64 {
+    let emin = match dtype {
+        Dtype::F16 => -14,
+        Dtype::Bf16 | Dtype::F32 => -126,
+        _ => return 0.0,
+    };
+    let m = a.abs().min(b.abs());
+    let e = if m > 0.0 {
+        (m.log2().floor() as i32).max(emin)
+    } else {
+        emin
+    };
+    epsilon(dtype) * (2.0f64).powi(e)
+}
+
 fn epsilon(dtype: Dtype) -> f64 {
     match dtype {
         Dtype::F16 => (2.0f64).powi(-10),
@@ -399,9 +422,10 @@ pub fn compare(
         let ok = if dtype == Dtype::Bool {
             (o == 0.0 && g == 0.0) || (o == 1.0 && g != 0.0)
         } else if sl > 0.0 && o.is_finite() && g.is_finite() {
-            (o - g).abs() <= tol.atol + tol.rtol * g.abs() + sl
+            (o - g).abs() <= (tol.atol + tol.rtol * g.abs()).max(one_step(dtype, o, g)) + sl
         } else {
             tol.accepts(o, g)
+                || (o.is_finite() && g.is_finite() && (o - g).abs() <= one_step(dtype, o, g))
         };
         if sl.is_finite() {
             m.max_slack = m.max_slack.max(sl);
@@ -562,6 +586,19 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_output_step_is_accepted_and_two_are_not() {
+        use super::one_step;
+        use crate::spec::Dtype;
+        // bf16 near 18: one step is 2^4 · 2^-7 = 0.125, more than atol 1e-2 + rtol 5e-3 · 18.
+        assert_eq!(one_step(Dtype::Bf16, 18.0, 18.125), 0.125);
+        // Across a binade edge the step is the lower binade's.
+        assert_eq!(one_step(Dtype::Bf16, 16.0, 15.9375), 0.0625);
+        assert_eq!(one_step(Dtype::F16, 1024.0, 1025.0), 1.0);
+        assert_eq!(one_step(Dtype::F16, 0.0, 1e-9), (2.0f64).powi(-24));
+        assert_eq!(one_step(Dtype::I32, 5.0, 6.0), 0.0);
+    }
+
     use super::*;
     use crate::spec::Spec;
     use ndarray::IxDyn;
@@ -679,6 +716,38 @@ mod tests {
         assert!(decode(&poison(Dtype::F32, 1), Dtype::F32)[0].is_nan());
         assert!(decode(&poison(Dtype::F16, 1), Dtype::F16)[0].is_nan());
         assert_ne!(poison(Dtype::F32, 1), poison(Dtype::F32, 2));
+    }
+
+    #[test]
+    fn bf16_outputs_one_grid_step_off_pass_and_two_steps_fail() {
+        let tol = Tolerance {
+            atol: 1e-2,
+            rtol: 5e-3,
+        };
+        let p = poison(Dtype::Bf16, 4);
+        let g = arr(&[-18.0, 1.0, 2.0, -3.0]);
+        let one = arr(&[-18.125, 1.0, 2.0, -3.0]);
+        let (m, d) = compare(
+            "y",
+            Dtype::Bf16,
+            &encode(&one, Dtype::Bf16),
+            &g,
+            tol,
+            &p,
+            None,
+        );
+        assert_eq!(m.mismatches, 0, "{d:?}");
+        let two = arr(&[-18.25, 1.0, 2.0, -3.0]);
+        let (m, _) = compare(
+            "y",
+            Dtype::Bf16,
+            &encode(&two, Dtype::Bf16),
+            &g,
+            tol,
+            &p,
+            None,
+        );
+        assert_eq!(m.mismatches, 1);
     }
 
     fn kinds(d: &[Diagnostic]) -> Vec<&str> {
