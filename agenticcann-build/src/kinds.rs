@@ -101,6 +101,9 @@ kinds! {
     "queue_enque_beyond_depth", Simulator, "more tensors enqueued than the queue depth";
     "queue_tensor_not_freed", Simulator, "tensors still allocated or enqueued when the kernel ends";
     "queue_not_initialized", Simulator, "a TQue or TBuf used before TPipe::InitBuffer";
+    "pipe_reset_live_tensors", Simulator, "TPipe::Reset while queue tensors are still allocated or enqueued";
+    "pipe_ub_alias", Simulator, "a second live TPipe's InitBuffer overlaps another TPipe's UB (warning)";
+    "ub_overlap_in_flight", Simulator, "a GM->UB copy writes into another buffer still in flight";
     "repeat_out_of_range", Simulator, "repeatTime outside [0, 255]";
     "field_out_of_range", Simulator, "another instruction field out of range (blockCount, blockLen, strides, event id, negative count)";
     "reduce_work_buffer_too_small", Simulator, "ReduceSum/Max/Min work buffer below the required size";
