@@ -71,7 +71,9 @@ fn main() {
     {
         if e.kind() == std::io::ErrorKind::NotFound {
             panic!(
-                "ascendc-sim build: the C++ compiler `{}` was not found; install one with                  `sudo apt-get install g++` (Debian/Ubuntu; g++ >= 12 or clang >= 16 for C++20),                  or set CXX to a C++20 compiler",
+                "ascendc-sim build: the C++ compiler `{}` was not found; install one with \
+                 `sudo apt-get install g++` (Debian/Ubuntu; g++ >= 12 or clang >= 16 for C++20), \
+                 or set CXX to a C++20 compiler",
                 compiler.path().display()
             );
         }

@@ -85,9 +85,12 @@
 //!   reads `AGENTICCANN_BACKEND=cann|sim|auto` and discovers the CANN toolkit
 //!   (`ASCEND_TOOLKIT_HOME`, `ASCEND_HOME_PATH`, standard paths). Kernels are built for the
 //!   backend the runtime links.
-//! - `AGENTICCANN_CACHE_DIR` — the user cache (store root); default the platform cache dir
-//!   + `agenticcann/store` (on Linux `$XDG_CACHE_HOME`, else `$HOME/.cache`; both read
-//!   only when `AGENTICCANN_CACHE_DIR` is unset).
+//! - `AGENTICCANN_CACHE_DIR` — the user cache (store root); default `agenticcann/store`
+//!   in the platform cache dir (on Linux `$XDG_CACHE_HOME`, else `$HOME/.cache`; both read
+//!   only when `AGENTICCANN_CACHE_DIR` is unset). When set, entries (64-hex folders) live
+//!   directly in it and the judge keeps its compile cache (PCH, harness) in its `judge/`
+//!   subfolder, a name no key can take; by default the two are `agenticcann/store` and
+//!   `agenticcann/judge` side by side.
 //! - `AGENTICCANN_REMOTE` — `http(s)://host[:port][/prefix]` of a Bazel-HTTP-cache remote
 //!   store; entries fetched from it are verified and written into the user cache.
 //! - `AGENTICCANN_OFFLINE` — any value but `0`/`false`/`no`/`off`: never contact the remote.

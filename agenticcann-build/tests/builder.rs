@@ -154,12 +154,12 @@ fn a_spec_change_without_a_kernel_is_the_miss_error() {
         "{msg}"
     );
     assert!(
-        msg.contains("cargo agenticcann evolve --op softmax"),
+        msg.contains("cargo agenticcann synth --op softmax --out kernels --lock"),
         "{msg}"
     );
     assert!(
         msg.contains(&format!(
-            "cargo agenticcann judge --op softmax kernels/{new}"
+            "cargo agenticcann judge --op softmax --lock kernels/{new}"
         )),
         "{msg}"
     );
@@ -194,7 +194,10 @@ fn the_lock_pins_manifests_and_reports_stale_pins() {
         "{msg}"
     );
     assert!(
-        msg.contains("cargo agenticcann accept --op add_f32"),
+        msg.contains(&format!(
+            "cargo agenticcann judge --op add_f32 --lock {}",
+            f.entry(ADD_F32).display()
+        )),
         "{msg}"
     );
 

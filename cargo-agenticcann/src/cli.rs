@@ -53,7 +53,8 @@ speedup printed as \"vs eager\" (skip with --no-eager-ratio).
 
 With --out DIR, the accepted entry is written to DIR/<key>/ (manifest.toml with provenance \
 offline and the verification and performance records, kernel.cpp, tiling.cpp); with --eager, \
-each primitive's entry is written under DIR.
+each primitive's entry is written under DIR. With --lock as well, the written entry is pinned \
+in the crate's agenticcann.lock (written atomically).
 
 Exit status: 0 when the kernel (every eager kernel) is accepted, 1 otherwise, 2 for usage \
 errors, ops the proposer cannot lower, or a judge that cannot run. With --message-format json, \
@@ -266,6 +267,11 @@ pub struct JudgeArgs {
     /// Keep each candidate's scratch folder (compiler inputs, harness files) and print it.
     #[arg(long)]
     pub keep_scratch: bool,
+
+    /// Accept the entry: when it is accepted, pin it (op, key, manifest sha256) in the
+    /// crate's agenticcann.lock, next to the manifest. Takes exactly one DIR.
+    #[arg(long)]
+    pub lock: bool,
 }
 
 /// `cargo agenticcann synth`.
@@ -289,6 +295,12 @@ pub struct SynthArgs {
     /// Store folder to write the accepted entry (entries) to.
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
+
+    /// Also pin the written entry (op, key, manifest sha256) in the crate's
+    /// agenticcann.lock, next to the manifest. Needs --out; not with --eager (its primitive
+    /// kernels are ops of their own).
+    #[arg(long, requires = "out", conflicts_with = "eager")]
+    pub lock: bool,
 
     /// Output format.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]

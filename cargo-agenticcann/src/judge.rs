@@ -9,6 +9,7 @@ use agenticcann_build::spec::Spec;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{JudgeArgs, MessageFormat};
+use crate::pin::lock_path_of;
 use crate::select;
 
 /// Runs `judge`; the exit code is 0 when every candidate is accepted, 1 otherwise.
@@ -34,6 +35,12 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
             names.join(", ")
         );
     };
+    if args.lock && args.dirs.len() != 1 {
+        bail!(
+            "--lock pins one entry, but {} folders were given",
+            args.dirs.len()
+        );
+    }
     let mut options = EvalOptions {
         seed: args.seed,
         keep_scratch: args.keep_scratch,
@@ -62,6 +69,7 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut accepted = 0usize;
+    let mut pinned = None;
     for (dir, c) in args.dirs.iter().zip(&loaded) {
         let dir_text = dir.display().to_string();
         let result = match c {
@@ -91,9 +99,23 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
         }
         if result.as_ref().is_ok_and(|ev| ev.accepted()) {
             accepted += 1;
+            if args.lock {
+                let digest = Candidate::load(dir, op)
+                    .map(|(_, e)| e.manifest_digest)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+                pinned = Some(crate::pin::pin(&manifest, &op.name, op.key(), digest)?);
+            }
         }
     }
     out.flush()?;
+    if let Some(lock) = pinned {
+        eprintln!("pinned `{}` in {}", op.name, lock.display());
+    } else if args.lock {
+        eprintln!(
+            "not accepted: {} left unchanged",
+            lock_path_of(&manifest).display()
+        );
+    }
     let n = args.dirs.len();
     eprintln!(
         "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",

@@ -22,6 +22,7 @@ mod check;
 mod cli;
 mod judge;
 mod knowledge;
+mod pin;
 mod report;
 mod select;
 mod synth;

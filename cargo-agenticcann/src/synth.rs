@@ -144,7 +144,11 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
     let mut entry_dir = None;
     if ev.accepted() {
         if let Some(dir) = &args.out {
-            entry_dir = Some(write_entry(dir, op, &candidate, Some(&ev))?.dir);
+            let entry = write_entry(dir, op, &candidate, Some(&ev))?;
+            if args.lock {
+                crate::pin::pin(&manifest, &op.name, op.key(), entry.manifest_digest)?;
+            }
+            entry_dir = Some(entry.dir);
         }
     }
     let times = declared_times(&ev);

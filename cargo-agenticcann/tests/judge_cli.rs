@@ -163,3 +163,47 @@ fn usage_errors_exit_2() {
         "{stdout}"
     );
 }
+
+#[test]
+fn lock_pins_an_accepted_entry_and_nothing_else() {
+    let (root, dirs) = setup("lock", &["honest/add_f16", "hostile/copy_input"]);
+    let lock = root.join("agenticcann.lock");
+    // A rejected entry leaves no lock behind.
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--lock"])
+        .arg(&dirs[1])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!lock.exists());
+    // More than one folder is a usage error.
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--lock"])
+        .args(&dirs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("--lock pins one entry"), "{stderr}");
+    // The accepted entry is pinned by key and manifest sha256.
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--lock"])
+        .arg(&dirs[0])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("pinned `add_f16` in"), "{stderr}");
+    let pinned = agenticcann_build::store::Lock::read(&lock)
+        .unwrap()
+        .unwrap();
+    let op = pinned.get("add_f16").unwrap();
+    let spec = Spec::from_manifest_path(&root.join("Cargo.toml"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(op.key, spec.op("add_f16").unwrap().key());
+    assert_eq!(
+        op.manifest,
+        Digest::of_file(&dirs[0].join("manifest.toml")).unwrap()
+    );
+}

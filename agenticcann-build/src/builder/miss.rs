@@ -59,11 +59,13 @@ pub fn miss_message(
         }
         out.push_str(&format!(
             "\n  to produce a kernel:\
-             \n    - evolve one: `cargo agenticcann evolve --op {op}` (verifies it and writes {dir}/), or\
+             \n    - propose one: `cargo agenticcann synth --op {op} --out {root} --lock` (the offline \
+             proposer; judges it, writes {dir}/ and pins it in agenticcann.lock), or\
              \n    - write {dir}/kernel.cpp and tiling.cpp by hand with a manifest.toml (docs/store-format.md), \
-             then check them with `cargo agenticcann judge --op {op} {dir}`",
+             then check and pin them with `cargo agenticcann judge --op {op} --lock {dir}`",
             op = m.op,
-            dir = shown.display()
+            dir = shown.display(),
+            root = shown.parent().unwrap_or(shown).display()
         ));
     }
     out

@@ -253,7 +253,7 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
         for s in lock.stale(&current) {
             match s.current {
                 Some(now) => ctx.warning(&format!(
-                    "agenticcann.lock: op `{}` is pinned to key {}, but its spec's key is now {} (stale pin; `cargo agenticcann accept --op {}` re-pins it)",
+                    "agenticcann.lock: op `{}` is pinned to key {}, but its spec's key is now {} (stale pin; `cargo agenticcann synth --op {} --out kernels --lock` writes and pins a kernel for the new spec)",
                     s.name, s.locked, now, s.name
                 )),
                 None => ctx.warning(&format!(
@@ -367,7 +367,7 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
                 )
             })?;
             ctx.warning(&format!(
-                "op `{}` (key {}) has no kernel in the store: using the offline proposer's verified baseline ({}); evolve a faster one with `cargo agenticcann evolve --op {}`",
+                "op `{}` (key {}) has no kernel in the store: using the offline proposer's verified baseline ({}); `cargo agenticcann synth --op {} --out kernels --lock` keeps it in the crate's kernels/ and pins it",
                 op.name,
                 m.key,
                 entry.dir.display(),

@@ -87,9 +87,10 @@ pub enum StoreError {
 #[derive(Debug, thiserror::Error)]
 #[error(
     "{} pins op `{op}` (key {key}) to manifest sha256 {expected}, but {} has sha256 {actual}; \
-     if the new entry is intended, accept it with `cargo agenticcann accept --op {op}`",
+     if the new entry is intended, judge and re-pin it with `cargo agenticcann judge --op {op} --lock {}`",
     lock.display(),
-    manifest.display()
+    manifest.display(),
+    manifest.parent().unwrap_or(manifest).display()
 )]
 pub struct LockMismatch {
     /// The lock file.

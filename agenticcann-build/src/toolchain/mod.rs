@@ -75,7 +75,8 @@ pub const INSTALL_CXX: &str = "sudo apt-get install g++";
 pub fn cannot_run_compiler(compiler: &std::path::Path, err: &std::io::Error) -> String {
     if err.kind() == std::io::ErrorKind::NotFound {
         format!(
-            "the C++ compiler `{}` was not found: install one with `{INSTALL_CXX}` (Debian/Ubuntu;              g++ >= 12 or clang >= 16 for C++20), or set AGENTICCANN_CXX (or CXX) to a C++20 compiler",
+            "the C++ compiler `{}` was not found: install one with `{INSTALL_CXX}` (Debian/Ubuntu; \
+             g++ >= 12 or clang >= 16 for C++20), or set AGENTICCANN_CXX (or CXX) to a C++20 compiler",
             compiler.display()
         )
     } else {

@@ -107,7 +107,7 @@ impl Fixture {
     }
 
     /// Rewrites `file` of the entry `key` and updates its digest in the manifest (a
-    /// legitimate edit, as `cargo agenticcann accept` would record it).
+    /// legitimate edit, as `cargo agenticcann judge --lock` would record it).
     pub fn edit_entry_file(&self, key: &str, file: &str, text: &str) {
         let dir = self.entry(key);
         std::fs::write(dir.join(file), text).unwrap();
