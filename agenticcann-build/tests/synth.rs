@@ -176,6 +176,50 @@ fn tiling_parameters_are_validated_and_change_the_tiling() {
     assert!(b.tiling.contains("const uint64_t BN = 1;"));
 }
 
+/// Row tiles are prefetched: with two buffers per queue, tile t+1's copy-in runs under
+/// tile t's compute (the per-row scalar reads stall the scalar unit, so without the
+/// prefetch MTE2 would wait for them); with one buffer it cannot. Same kernel, same tiles.
+#[test]
+fn row_tiles_prefetch_so_double_buffering_overlaps_copy_in() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.rms_norm]
+inputs = { x = "f16[rows, 4096]", gamma = "f16[4096]" }
+outputs = { y = "f16[rows, 4096]" }
+attrs = { eps = 1e-6 }
+reference = "y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + eps) * gamma"
+shapes = [{ rows = 64 }]
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    let fast = EvalOptions {
+        held_out: false,
+        stress: false,
+        ..eval_options()
+    };
+    let time = |buffer_num: u32| {
+        let o = SynthOptions {
+            params: TilingParams {
+                buffer_num,
+                max_tile_elems: 4096,
+                max_blocks: 2,
+            },
+        };
+        let s = synthesize(&spec.ops[0], &o, &fast).unwrap();
+        let p = s.evaluation.shapes[0].profile.clone().unwrap();
+        (p.time_us, p.bound.to_string())
+    };
+    let (double, bound) = time(2);
+    let (single, _) = time(1);
+    assert!(
+        single > 1.3 * double,
+        "double buffered {double:.2} us ({bound} bound) vs single {single:.2} us"
+    );
+}
+
 #[test]
 fn unsupported_references_are_clear_errors() {
     let m = r#"

@@ -281,6 +281,27 @@ impl<'a> Emitter<'a> {
         rowvar: &str,
         coloff: &str,
     ) {
+        let deq = self.emit_issue(s, ind, pg, ins, len, mode, rowvar, coloff, ("row0", "nt"));
+        self.emit_consume(s, ind, deq, false);
+    }
+
+    /// The first half of [`emit_loads`](Self::emit_loads): alloc + DataCopyPad + EnQue of
+    /// each input. Whole-row (resident) tiles start at row `tile.0` and hold `tile.1` rows
+    /// (C++ names). Returns what [`emit_consume`](Self::emit_consume) dequeues.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_issue(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        ins: &[usize],
+        len: &str,
+        mode: Mode,
+        rowvar: &str,
+        coloff: &str,
+        tile: (&str, &str),
+    ) -> Vec<(String, String, Dtype, &'static str)> {
+        let (row0, nt) = tile;
         let mut deq = Vec::new();
         for &i in ins {
             let (q, f, d) = self.input_bufs(pg, i, len);
@@ -298,11 +319,11 @@ impl<'a> Emitter<'a> {
             match (mode, access) {
                 (Mode::Resident, Access::Row { offset, contiguous }) => {
                     if *contiguous {
-                        let off = offset.replace("ROW", "row0");
-                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, 0, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0}}, {pad});"));
+                        let off = offset.replace("ROW", row0);
+                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, 0, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0}}, {pad});"));
                     } else {
-                        w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
-                        let off = offset.replace("ROW", "row0 + j");
+                        w(s, ind, &format!("for (uint32_t j = 0; j < {nt}; j++) {{"));
+                        let off = offset.replace("ROW", &format!("{row0} + j"));
                         w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{1, C * {sz}u, 0, 0, 0}}, {pad});"));
                         w(s, ind, "}");
                     }
@@ -330,6 +351,21 @@ impl<'a> Emitter<'a> {
             };
             deq.push((q, f, d, cnt));
         }
+        deq
+    }
+
+    /// The second half of [`emit_loads`](Self::emit_loads): DeQue of each input issued by
+    /// [`emit_issue`](Self::emit_issue) and its Cast to fp32 (freeing the queue tensor);
+    /// fp32 inputs stay in their queue until [`emit_frees`](Self::emit_frees). With
+    /// `declare`, the queue tensor's variable is declared here (the issue was in another
+    /// scope).
+    fn emit_consume(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        deq: Vec<(String, String, Dtype, &'static str)>,
+        declare: bool,
+    ) {
         for (q, f, d, cnt) in deq {
             let ty = cty(d);
             if d == Dtype::F32 {
@@ -340,7 +376,12 @@ impl<'a> Emitter<'a> {
                 );
             } else {
                 let fb = f.replacen("f_", "fb_", 1);
-                w(s, ind, &format!("q_{f} = {q}.DeQue<{ty}>();"));
+                let decl = if declare {
+                    format!("LocalTensor<{ty}> ")
+                } else {
+                    String::new()
+                };
+                w(s, ind, &format!("{decl}q_{f} = {q}.DeQue<{ty}>();"));
                 w(
                     s,
                     ind,
@@ -1444,10 +1485,51 @@ pub(crate) fn emit(
         // Vec inputs: one padded row (TL = P + 64) loaded once per core; in chunked mode the
         // same buffers (TL = K) take each chunk.
         e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
+        // Row tiles are prefetched: tile t+1's copy-in is issued before tile t's compute
+        // (or, with one buffer per queue and fp32 inputs held in their queue, right after
+        // tile t frees them), so MTE2 overlaps the vector work even though the per-row
+        // scalar reads stall the scalar unit.
+        let issue_next = |e: &mut Emitter, s: &mut String, ind: usize| {
+            w(s, ind, "uint32_t rowN = row0 + T;");
+            w(
+                s,
+                ind,
+                "uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;",
+            );
+            e.emit_issue(
+                s,
+                ind,
+                &pg,
+                &rows_in,
+                "LIN",
+                Mode::Resident,
+                "rowN",
+                "0u",
+                ("rowN", "ntN"),
+            );
+        };
+        w(s, 2, "{");
+        w(s, 3, "uint32_t ntN = (myRows < T) ? myRows : T;");
+        w(s, 3, "uint32_t rowN = start;");
+        let deq = e.emit_issue(
+            s,
+            3,
+            &pg,
+            &rows_in,
+            "LIN",
+            Mode::Resident,
+            "rowN",
+            "0u",
+            ("rowN", "ntN"),
+        );
+        w(s, 2, "}");
         w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
         w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
         w(s, 3, "uint32_t row0 = start + t0;");
-        e.emit_loads(s, 3, &pg, &rows_in, "LIN", Mode::Resident, "row0", "0u");
+        e.emit_consume(s, 3, deq, true);
+        w(s, 3, "if (BN > 1 && t0 + T < myRows) {");
+        issue_next(&mut e, s, 4);
+        w(s, 3, "}");
         for (name, d, _) in &lw.outputs {
             let ty = cty(*d);
             w(
@@ -1479,6 +1561,9 @@ pub(crate) fn emit(
             w(s, 3, &format!("oq_{name}.FreeTensor(o_{name});"));
         }
         e.emit_frees(s, 3, &pg, &rows_in);
+        w(s, 3, "if (BN == 1 && t0 + T < myRows) {");
+        issue_next(&mut e, s, 4);
+        w(s, 3, "}");
         w(s, 2, "}");
         e.emit_frees(s, 2, &pg, &vecs);
         w(s, 1, "} else {");
