@@ -21,11 +21,9 @@ class SynthKernel {
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
-    shiftb = shiftbuf.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -35,13 +33,24 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-      iq_x.EnQue(q_f_x);
       LocalTensor<float> f_x = iq_x.DeQue<float>();
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -52,11 +61,9 @@ class SynthKernel {
         Mul(tmp0, f_x[o], f_x[o], n);
         float a2 = 0.0f, k2 = 0.0f, b2 = 0.0f;
         (void)k2; (void)b2;
-        k2 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k2, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+        ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
         a2 = redb.GetValue(0);
-        float s2 = k2 * static_cast<float>(C) + a2;
+        float s2 = a2;
         float s3 = sqrtf(s2);
         o_y.SetValue(j, s3);
       }
@@ -65,6 +72,13 @@ class SynthKernel {
       DataCopyPad(g_y[row0], o_y, DataCopyExtParams{1, nt * 4u, 0, 0, 0});
       oq_y.FreeTensor(o_y);
       iq_x.FreeTensor(f_x);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
@@ -80,18 +94,15 @@ class SynthKernel {
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         Mul(tmp0, f_x, f_x, n);
         if (off == 0) {
-          k2 = tmp0.GetValue(0);
-          Adds(shiftb, tmp0, -k2, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a2 = redb.GetValue(0);
         } else {
-          Adds(shiftb, tmp0, -k2, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a2 += redb.GetValue(0);
         }
         iq_x.FreeTensor(f_x);
       }
-      float s2 = k2 * static_cast<float>(C) + a2;
+      float s2 = a2;
       float s3 = sqrtf(s2);
       for (uint32_t off = 0; off < C; off += K) {
         uint32_t n = (C - off < K) ? (C - off) : K;
@@ -117,12 +128,10 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
-  TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
-  LocalTensor<float> shiftb;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

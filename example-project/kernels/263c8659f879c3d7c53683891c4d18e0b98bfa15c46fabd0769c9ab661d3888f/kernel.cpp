@@ -25,8 +25,8 @@ class SynthKernel {
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, BN, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_word, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_pos, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_token_type, BN, (((LIN) * 4) + 31) / 32 * 32);
@@ -63,23 +63,42 @@ class SynthKernel {
     iq_beta.EnQue(q_f_beta);
     LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
     LocalTensor<float> f_beta = iq_beta.DeQue<float>();
-    for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
-      uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
-      uint32_t row0 = start + t0;
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
       LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
-      DataCopyPad(q_f_word, g_word[(row0) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_word.EnQue(q_f_word);
       LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-      for (uint32_t j = 0; j < nt; j++) {
-        DataCopyPad(q_f_pos[j * P], g_pos[(((row0 + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       }
       iq_pos.EnQue(q_f_pos);
       LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
-      DataCopyPad(q_f_token_type, g_token_type[(row0) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_token_type.EnQue(q_f_token_type);
+    }
+    for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
+      uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
+      uint32_t row0 = start + t0;
       LocalTensor<float> f_word = iq_word.DeQue<float>();
       LocalTensor<float> f_pos = iq_pos.DeQue<float>();
       LocalTensor<float> f_token_type = iq_token_type.DeQue<float>();
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+        DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_word.EnQue(q_f_word);
+        LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        }
+        iq_pos.EnQue(q_f_pos);
+        LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+        DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_token_type.EnQue(q_f_token_type);
+      }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -186,6 +205,21 @@ class SynthKernel {
       iq_word.FreeTensor(f_word);
       iq_pos.FreeTensor(f_pos);
       iq_token_type.FreeTensor(f_token_type);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+        DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_word.EnQue(q_f_word);
+        LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        }
+        iq_pos.EnQue(q_f_pos);
+        LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+        DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_token_type.EnQue(q_f_token_type);
+      }
     }
     iq_gamma.FreeTensor(f_gamma);
     iq_beta.FreeTensor(f_beta);

@@ -27,11 +27,9 @@ class SynthKernel {
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
-    shiftb = shiftbuf.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -41,25 +39,41 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+      DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_scores.EnQue(q_f_scores);
+      LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      }
+      iq_mask.EnQue(q_f_mask);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
-      DataCopyPad(q_f_scores, g_scores[(row0) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_scores.EnQue(q_f_scores);
-      LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
-      for (uint32_t j = 0; j < nt; j++) {
-        DataCopyPad(q_f_mask[j * P], g_mask[(((row0 + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      }
-      iq_mask.EnQue(q_f_mask);
-      q_f_scores = iq_scores.DeQue<half>();
+      LocalTensor<half> q_f_scores = iq_scores.DeQue<half>();
       LocalTensor<float> f_scores = fb_scores.Get<float>();
       Cast(f_scores, q_f_scores, RoundMode::CAST_NONE, nt * P);
       iq_scores.FreeTensor(q_f_scores);
-      q_f_mask = iq_mask.DeQue<half>();
+      LocalTensor<half> q_f_mask = iq_mask.DeQue<half>();
       LocalTensor<float> f_mask = fb_mask.Get<float>();
       Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, nt * P);
       iq_mask.FreeTensor(q_f_mask);
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+        DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_scores.EnQue(q_f_scores);
+        LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        }
+        iq_mask.EnQue(q_f_mask);
+      }
       LocalTensor<half> o_probs = oq_probs.AllocTensor<half>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -80,11 +94,9 @@ class SynthKernel {
         Exp(tmp0, tmp0, n);
         float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
         (void)k8; (void)b8;
-        k8 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k8, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+        ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
         a8 = redb.GetValue(0);
-        float s8 = k8 * static_cast<float>(C) + a8;
+        float s8 = a8;
         Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
         Add(tmp0, tmp0, f_mask[o], n);
         Adds(tmp0, tmp0, -(s5), n);
@@ -96,6 +108,18 @@ class SynthKernel {
       o_probs = oq_probs.DeQue<half>();
       DataCopyPad(g_probs[row0 * C], o_probs, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_probs.FreeTensor(o_probs);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+        DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_scores.EnQue(q_f_scores);
+        LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        }
+        iq_mask.EnQue(q_f_mask);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
@@ -155,17 +179,14 @@ class SynthKernel {
         Adds(tmp0, tmp0, -(s5), n);
         Exp(tmp0, tmp0, n);
         if (off == 0) {
-          k8 = tmp0.GetValue(0);
-          Adds(shiftb, tmp0, -k8, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a8 = redb.GetValue(0);
         } else {
-          Adds(shiftb, tmp0, -k8, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a8 += redb.GetValue(0);
         }
       }
-      float s8 = k8 * static_cast<float>(C) + a8;
+      float s8 = a8;
       for (uint32_t off = 0; off < C; off += K) {
         uint32_t n = (C - off < K) ? (C - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
@@ -212,13 +233,11 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
-  TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<half> g_mask;
   GlobalTensor<half> g_scores;
   GlobalTensor<half> g_probs;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
-  LocalTensor<float> shiftb;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_mask, GM_ADDR p_scores, GM_ADDR p_probs, GM_ADDR workspace, AgcTiling tiling) {

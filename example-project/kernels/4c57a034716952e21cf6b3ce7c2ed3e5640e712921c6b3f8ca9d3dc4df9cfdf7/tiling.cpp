@@ -16,7 +16,6 @@ uint64_t ub_bytes(const Sizes& z) {
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb0
   b += (1) * ((32) + 31) / 32 * 32;  // redbuf
   b += (1) * ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32;  // workbuf
-  b += (1) * (((TL) * 4) + 31) / 32 * 32;  // shiftbuf
   return b;
 }
 }  // namespace

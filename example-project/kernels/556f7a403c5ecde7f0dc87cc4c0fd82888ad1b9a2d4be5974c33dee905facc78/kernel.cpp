@@ -19,7 +19,7 @@ class SynthKernel {
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_b, BN, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_b, BN, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
@@ -40,13 +40,24 @@ class SynthKernel {
     DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
     iq_b.EnQue(q_f_b);
     LocalTensor<float> f_b = iq_b.DeQue<float>();
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-      iq_x.EnQue(q_f_x);
       LocalTensor<float> f_x = iq_x.DeQue<float>();
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -73,6 +84,13 @@ class SynthKernel {
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
       iq_x.FreeTensor(f_x);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
     }
     iq_b.FreeTensor(f_b);
   } else {

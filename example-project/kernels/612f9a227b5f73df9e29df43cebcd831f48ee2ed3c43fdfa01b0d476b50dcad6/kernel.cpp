@@ -23,11 +23,9 @@ class SynthKernel {
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
-    shiftb = shiftbuf.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -37,16 +35,27 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_x.EnQue(q_f_x);
-      q_f_x = iq_x.DeQue<half>();
+      LocalTensor<half> q_f_x = iq_x.DeQue<half>();
       LocalTensor<float> f_x = fb_x.Get<float>();
       Cast(f_x, q_f_x, RoundMode::CAST_NONE, nt * P);
       iq_x.FreeTensor(q_f_x);
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_x.EnQue(q_f_x);
+      }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -63,11 +72,9 @@ class SynthKernel {
         Exp(tmp0, tmp0, n);
         float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
         (void)k4; (void)b4;
-        k4 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k4, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+        ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
         a4 = redb.GetValue(0);
-        float s4 = k4 * static_cast<float>(C) + a4;
+        float s4 = a4;
         Adds(tmp0, f_x[o], -(s1), n);
         Exp(tmp0, tmp0, n);
         Muls(tmp0, tmp0, 1.0f / (s4), n);
@@ -77,6 +84,13 @@ class SynthKernel {
       o_y = oq_y.DeQue<half>();
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_x.EnQue(q_f_x);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
@@ -118,17 +132,14 @@ class SynthKernel {
         Adds(tmp0, f_x, -(s1), n);
         Exp(tmp0, tmp0, n);
         if (off == 0) {
-          k4 = tmp0.GetValue(0);
-          Adds(shiftb, tmp0, -k4, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a4 = redb.GetValue(0);
         } else {
-          Adds(shiftb, tmp0, -k4, n);
-          ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
+          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a4 += redb.GetValue(0);
         }
       }
-      float s4 = k4 * static_cast<float>(C) + a4;
+      float s4 = a4;
       for (uint32_t off = 0; off < C; off += K) {
         uint32_t n = (C - off < K) ? (C - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
@@ -164,12 +175,10 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
-  TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<half> g_x;
   GlobalTensor<half> g_y;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
-  LocalTensor<float> shiftb;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

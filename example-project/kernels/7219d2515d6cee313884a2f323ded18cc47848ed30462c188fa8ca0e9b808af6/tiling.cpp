@@ -12,8 +12,8 @@ uint64_t ub_bytes(const Sizes& z) {
   (void)C; (void)P; (void)T; (void)K; (void)BN; (void)TL; (void)LIN;
   uint64_t b = 0;
   b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // oq_y
-  b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // iq_b
-  b += (1) * (((LIN) * 4) + 31) / 32 * 32;  // fb_b
+  b += (BN) * (((TL) * 2) + 31) / 32 * 32;  // iq_b
+  b += (1) * (((TL) * 4) + 31) / 32 * 32;  // fb_b
   b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // iq_x
   b += (1) * (((LIN) * 4) + 31) / 32 * 32;  // fb_x
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb0

@@ -35,19 +35,35 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      iq_x.EnQue(q_f_x);
+      LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_m)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      }
+      iq_mask.EnQue(q_f_mask);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-      iq_x.EnQue(q_f_x);
-      LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
-      for (uint32_t j = 0; j < nt; j++) {
-        DataCopyPad(q_f_mask[j * P], g_mask[(((row0 + j) / (t.d_m)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-      }
-      iq_mask.EnQue(q_f_mask);
       LocalTensor<float> f_x = iq_x.DeQue<float>();
       LocalTensor<float> f_mask = iq_mask.DeQue<float>();
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+        LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_m)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        }
+        iq_mask.EnQue(q_f_mask);
+      }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -70,6 +86,18 @@ class SynthKernel {
       oq_y.FreeTensor(o_y);
       iq_x.FreeTensor(f_x);
       iq_mask.FreeTensor(f_mask);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+        LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_m)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        }
+        iq_mask.EnQue(q_f_mask);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {

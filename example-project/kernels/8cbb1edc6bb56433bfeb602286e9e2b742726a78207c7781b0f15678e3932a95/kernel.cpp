@@ -30,13 +30,24 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-      iq_x.EnQue(q_f_x);
       LocalTensor<float> f_x = iq_x.DeQue<float>();
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -53,6 +64,13 @@ class SynthKernel {
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 4u, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
       iq_x.FreeTensor(f_x);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        iq_x.EnQue(q_f_x);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {

@@ -22,10 +22,10 @@ class SynthKernel {
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_gamma, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_beta, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
@@ -59,16 +59,27 @@ class SynthKernel {
     LocalTensor<float> f_beta = fb_beta.Get<float>();
     Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
     iq_beta.FreeTensor(q_f_beta);
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
+      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-      DataCopyPad(q_f_x, g_x[(row0) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_x.EnQue(q_f_x);
-      q_f_x = iq_x.DeQue<half>();
+      LocalTensor<half> q_f_x = iq_x.DeQue<half>();
       LocalTensor<float> f_x = fb_x.Get<float>();
       Cast(f_x, q_f_x, RoundMode::CAST_NONE, nt * P);
       iq_x.FreeTensor(q_f_x);
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_x.EnQue(q_f_x);
+      }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -104,6 +115,13 @@ class SynthKernel {
       o_y = oq_y.DeQue<half>();
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+        DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_x.EnQue(q_f_x);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {

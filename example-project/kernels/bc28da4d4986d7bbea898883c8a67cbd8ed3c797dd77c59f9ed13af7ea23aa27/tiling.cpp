@@ -12,10 +12,10 @@ uint64_t ub_bytes(const Sizes& z) {
   (void)C; (void)P; (void)T; (void)K; (void)BN; (void)TL; (void)LIN;
   uint64_t b = 0;
   b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // oq_y
-  b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // iq_gamma
-  b += (1) * (((LIN) * 4) + 31) / 32 * 32;  // fb_gamma
-  b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // iq_beta
-  b += (1) * (((LIN) * 4) + 31) / 32 * 32;  // fb_beta
+  b += (BN) * (((TL) * 2) + 31) / 32 * 32;  // iq_gamma
+  b += (1) * (((TL) * 4) + 31) / 32 * 32;  // fb_gamma
+  b += (BN) * (((TL) * 2) + 31) / 32 * 32;  // iq_beta
+  b += (1) * (((TL) * 4) + 31) / 32 * 32;  // fb_beta
   b += (BN) * (((LIN) * 2) + 31) / 32 * 32;  // iq_x
   b += (1) * (((LIN) * 4) + 31) / 32 * 32;  // fb_x
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb0

@@ -25,10 +25,10 @@ class SynthKernel {
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_gamma, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_beta, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_word, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_word, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_pos, BN, (((LIN) * 2) + 31) / 32 * 32);
@@ -66,32 +66,51 @@ class SynthKernel {
     LocalTensor<float> f_beta = fb_beta.Get<float>();
     Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
     iq_beta.FreeTensor(q_f_beta);
-    for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
-      uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
-      uint32_t row0 = start + t0;
+    {
+      uint32_t ntN = (myRows < T) ? myRows : T;
+      uint32_t rowN = start;
       LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
-      DataCopyPad(q_f_word, g_word[(row0) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_word.EnQue(q_f_word);
       LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-      for (uint32_t j = 0; j < nt; j++) {
-        DataCopyPad(q_f_pos[j * P], g_pos[(((row0 + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       }
       iq_pos.EnQue(q_f_pos);
       LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
-      DataCopyPad(q_f_token_type, g_token_type[(row0) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_token_type.EnQue(q_f_token_type);
-      q_f_word = iq_word.DeQue<half>();
+    }
+    for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
+      uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
+      uint32_t row0 = start + t0;
+      LocalTensor<half> q_f_word = iq_word.DeQue<half>();
       LocalTensor<float> f_word = fb_word.Get<float>();
       Cast(f_word, q_f_word, RoundMode::CAST_NONE, nt * P);
       iq_word.FreeTensor(q_f_word);
-      q_f_pos = iq_pos.DeQue<half>();
+      LocalTensor<half> q_f_pos = iq_pos.DeQue<half>();
       LocalTensor<float> f_pos = fb_pos.Get<float>();
       Cast(f_pos, q_f_pos, RoundMode::CAST_NONE, nt * P);
       iq_pos.FreeTensor(q_f_pos);
-      q_f_token_type = iq_token_type.DeQue<half>();
+      LocalTensor<half> q_f_token_type = iq_token_type.DeQue<half>();
       LocalTensor<float> f_token_type = fb_token_type.Get<float>();
       Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, nt * P);
       iq_token_type.FreeTensor(q_f_token_type);
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+        DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_word.EnQue(q_f_word);
+        LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        }
+        iq_pos.EnQue(q_f_pos);
+        LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+        DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_token_type.EnQue(q_f_token_type);
+      }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -133,6 +152,21 @@ class SynthKernel {
       o_y = oq_y.DeQue<half>();
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
+      if (BN == 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+        LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+        DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_word.EnQue(q_f_word);
+        LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+        for (uint32_t j = 0; j < ntN; j++) {
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        }
+        iq_pos.EnQue(q_f_pos);
+        LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+        DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        iq_token_type.EnQue(q_f_token_type);
+      }
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {

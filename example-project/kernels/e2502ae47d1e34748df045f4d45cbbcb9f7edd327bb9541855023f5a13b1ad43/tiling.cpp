@@ -29,39 +29,23 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   const uint64_t cores = platform->aiv_cores < 65535 ? platform->aiv_cores : 65535;
   const uint64_t BN = 2;
   const uint64_t max_tile = 16384;
-  const uint64_t rows = 1ull;
-  const uint64_t C = d_n;
-  if (rows > 0xFFFFFFFFull || C > 0xFFFFFFFFull || rows * C > 0xFFFFFFFFull) return 1;
-  uint64_t blocks = rows < cores ? rows : cores;
+  const uint64_t total = d_n;
+  if (total > 0xFFFFFFFFull) return 1;
+  const uint64_t units = (total + 63) / 64;
+  uint64_t blocks = units < cores ? units : cores;
   if (blocks == 0) blocks = 1;
-  const uint64_t per = (rows + blocks - 1) / blocks;
-  const uint64_t P = (C + 15) / 16 * 16;
-  auto fits_res = [&](uint64_t T) { Sizes z{C, P, T, 0, BN, P + 64, T * P + 64}; return ub_bytes(z) <= budget; };
-  auto fits_chunk = [&](uint64_t k) { Sizes z{C, P, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };
-  uint64_t tmax = max_tile / P;
-  if (tmax > per) tmax = per;
-  if (tmax > 4095) tmax = 4095;
-  // Aim for at least two tiles per core so copy-in overlaps compute.
-  if (per >= 4 && tmax > (per + 1) / 2) tmax = (per + 1) / 2;
-  if (tmax == 0) tmax = 1;
-  tiling->rows = static_cast<uint32_t>(rows);
-  tiling->cols = static_cast<uint32_t>(C);
+  const uint64_t per = (units + blocks - 1) / blocks * 64;
+  blocks = (total + per - 1) / per;
+  uint64_t lo = 1, hi = (max_tile / 64) > 0 ? max_tile / 64 : 1;
+  if (hi > per / 64) hi = per / 64;
+  if (hi == 0) hi = 1;
+  auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };
+  if (!fits(1)) return 1;
+  while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits(mid)) lo = mid; else hi = mid - 1; }
+  tiling->total = static_cast<uint32_t>(total);
+  tiling->per_core = static_cast<uint32_t>(per);
+  tiling->chunk = static_cast<uint32_t>(lo * 64);
   tiling->buf_num = static_cast<uint32_t>(BN);
-  if (fits_res(1)) {
-    uint64_t lo = 1, hi = tmax;
-    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }
-    tiling->resident = 1;
-    tiling->tile_rows = static_cast<uint32_t>(lo);
-    tiling->chunk = static_cast<uint32_t>(C);
-  } else {
-    uint64_t lo = 1, hi = (C + 63) / 64;
-    if (hi > max_tile / 64) hi = max_tile / 64 > 0 ? max_tile / 64 : 1;
-    if (!fits_chunk(1)) return 1;
-    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_chunk(mid)) lo = mid; else hi = mid - 1; }
-    tiling->resident = 0;
-    tiling->tile_rows = 1;
-    tiling->chunk = static_cast<uint32_t>(lo * 64);
-  }
   tiling->d_n = static_cast<uint32_t>(d_n);
   *block_dim = static_cast<uint32_t>(blocks);
   *workspace_bytes = 0;
