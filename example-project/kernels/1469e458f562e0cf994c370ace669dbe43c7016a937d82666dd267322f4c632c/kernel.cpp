@@ -57,7 +57,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         Mul(tmp0, f_x[o], f_x[o], n);
         float a2 = 0.0f, k2 = 0.0f, b2 = 0.0f;
         (void)k2; (void)b2;

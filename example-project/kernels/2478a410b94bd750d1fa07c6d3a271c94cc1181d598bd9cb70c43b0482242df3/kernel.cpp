@@ -29,24 +29,16 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
-    {
-      uint32_t ntN = (myRows < T) ? myRows : T;
-      uint32_t rowN = start;
-    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
-      }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         LocalTensor<float> acc0 = accb0.Get<float>();
         Duplicate(acc0, 0.0f, n);
         for (uint32_t k = 0; k < t.d_seq; k++) {
@@ -66,10 +58,6 @@ class SynthKernel {
       o_y = oq_y.DeQue<half>();
       DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
       oq_y.FreeTensor(o_y);
-      if (BN == 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
-      }
     }
   } else {
     return;

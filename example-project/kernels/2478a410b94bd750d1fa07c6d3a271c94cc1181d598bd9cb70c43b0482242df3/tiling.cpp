@@ -57,6 +57,7 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
     tiling->tile_rows = static_cast<uint32_t>(lo);
     tiling->chunk = static_cast<uint32_t>(C);
   } else {
+    (void)fits_chunk;
     return 1;  // a leading-axis reduction needs whole rows in UB
   }
   tiling->d_batch = static_cast<uint32_t>(d_batch);

@@ -80,7 +80,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
         Add(tmp0, tmp0, f_mask[o], n);
         float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;

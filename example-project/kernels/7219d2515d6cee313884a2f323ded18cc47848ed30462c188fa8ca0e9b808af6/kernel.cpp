@@ -67,7 +67,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         Add(tmp0, f_x[o], f_b, n);
         Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);
       }

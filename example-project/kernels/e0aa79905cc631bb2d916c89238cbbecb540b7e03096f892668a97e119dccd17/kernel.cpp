@@ -117,7 +117,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         Add(tmp0, f_word[o], f_pos[o], n);
         Add(tmp0, tmp0, f_token_type[o], n);
         float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;

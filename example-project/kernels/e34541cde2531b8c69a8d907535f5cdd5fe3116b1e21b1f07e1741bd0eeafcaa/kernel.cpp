@@ -58,7 +58,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         float s1 = static_cast<float>(g_s.GetValue((r) * 1u));
         Muls(tmp0, f_x[o], 1.0f / (s1), n);
         Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);

@@ -80,7 +80,7 @@ class SynthKernel {
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)o; (void)n64;
+        (void)r; (void)o; (void)n64;
         float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
         (void)k1; (void)b1;
         k1 = f_x[o].GetValue(0);
