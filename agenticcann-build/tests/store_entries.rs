@@ -5,8 +5,8 @@ use std::path::Path;
 
 use agenticcann_build::key::Key;
 use agenticcann_build::store::{
-    write_entry, Digest, Entry, FieldType, Manifest, Proposer, Provenance, Source, Store,
-    StoreError, TilingField,
+    replace_entry, write_entry, Digest, Entry, FieldType, Manifest, Proposer, Provenance, Source,
+    Store, StoreError, TilingField,
 };
 
 const KERNEL: &[u8] = b"// kernel\n";
@@ -111,6 +111,48 @@ fn write_entry_rejects_files_that_do_not_match_and_leaves_nothing_behind() {
     .unwrap_err();
     assert!(matches!(err, StoreError::DigestMismatch { .. }), "{err}");
     assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn write_keeps_an_entry_in_place_and_replace_swaps_it_without_leftovers() {
+    let root = tempfile::tempdir().unwrap();
+    let key = Key::from_bytes([4; 32]);
+    let old = put(root.path(), key);
+    let other_kernel: &[u8] = b"// another kernel\n";
+    let mut m = manifest(key);
+    m.files
+        .insert("kernel.cpp".into(), Digest::of(other_kernel));
+    let text = m.to_toml_string();
+    let files: [(&str, &[u8]); 2] = [("kernel.cpp", other_kernel), ("tiling.cpp", TILING)];
+    // write_entry keeps what is there.
+    let kept = write_entry(root.path(), &text, &files).unwrap();
+    assert_eq!(kept.manifest_digest, old.manifest_digest);
+    // A replacement that does not verify leaves the old entry untouched.
+    let bad: [(&str, &[u8]); 2] = [("kernel.cpp", b"tampered"), ("tiling.cpp", TILING)];
+    let err = replace_entry(root.path(), &text, &bad).unwrap_err();
+    assert!(matches!(err, StoreError::DigestMismatch { .. }), "{err}");
+    assert_eq!(
+        Entry::load(&old.dir).unwrap().manifest_digest,
+        old.manifest_digest
+    );
+    // replace_entry swaps it, and only the entry folder remains.
+    let new = replace_entry(root.path(), &text, &files).unwrap();
+    assert_eq!(new.dir, old.dir);
+    assert_ne!(new.manifest_digest, old.manifest_digest);
+    assert_eq!(
+        std::fs::read(new.dir.join("kernel.cpp")).unwrap(),
+        other_kernel
+    );
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
+    // Replacing with no entry in place just writes it.
+    let key2 = Key::from_bytes([5; 32]);
+    replace_entry(
+        root.path(),
+        &manifest(key2).to_toml_string(),
+        &[("kernel.cpp", KERNEL), ("tiling.cpp", TILING)],
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 2);
 }
 
 #[test]

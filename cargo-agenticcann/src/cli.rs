@@ -53,13 +53,17 @@ speedup printed as \"vs eager\" (skip with --no-eager-ratio).
 
 With --out DIR, the accepted entry is written to DIR/<key>/ (manifest.toml with provenance \
 offline and the verification and performance records, kernel.cpp, tiling.cpp); with --eager, \
-each primitive's entry is written under DIR. With --lock as well, the written entry is pinned \
-in the crate's agenticcann.lock (written atomically).
+each primitive's entry is written under DIR. An entry already in DIR for the key that holds a \
+different kernel is kept and nothing is written (exit 1) unless --replace is given. With --lock \
+as well, the written entry is pinned in the crate's agenticcann.lock (the lock is read before \
+the judge runs; written atomically). DIR is relative to the current folder; the build looks in \
+the crate's kernels folder (spec field `kernels`), so a pin elsewhere gets a warning.
 
 Exit status: 0 when the kernel (every eager kernel) is accepted, 1 otherwise, 2 for usage \
 errors, ops the proposer cannot lower, or a judge that cannot run. With --message-format json, \
-stdout has one JSON object: {op, key, mode, accepted, entry?, time_us: [{dims, us}], \
-eager_time_us?: [{dims, us}], vs_eager?: [..], evaluation}.";
+stdout has one JSON object: {op, key, mode: \"fused\", accepted, entry?, lock?, time_us: \
+[{dims, us}], eager_time_us?: [{dims, us}], vs_eager?: [..], evaluation}; with --eager, {op, \
+key, mode: \"eager\", accepted, kernels, time_us, evaluations: [..]}.";
 
 /// `cargo agenticcann knowledge …`.
 #[derive(Debug, Subcommand)]
@@ -212,7 +216,8 @@ Fields are only ever added.";
 pub enum MessageFormat {
     /// Lines for people.
     Human,
-    /// One JSON object per op on stdout.
+    /// JSON on stdout: one object per op (`check`), per folder (`judge`), per run
+    /// (`synth`) or per prompt (`knowledge show`); see each subcommand's --help.
     Json,
 }
 
@@ -301,6 +306,11 @@ pub struct SynthArgs {
     /// kernels are ops of their own).
     #[arg(long, requires = "out", conflicts_with = "eager")]
     pub lock: bool,
+
+    /// Replace an entry already in --out for this key when it holds a different kernel
+    /// (default: keep it and write nothing).
+    #[arg(long, requires = "out", conflicts_with = "eager")]
+    pub replace: bool,
 
     /// Output format.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use agenticcann_build::judge::{evaluate_many, Candidate, EvalOptions};
 use agenticcann_build::spec::Spec;
+use agenticcann_build::store::Entry;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{JudgeArgs, MessageFormat};
@@ -41,6 +42,10 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
             args.dirs.len()
         );
     }
+    // A lock that cannot be updated stops the run before the judge does any work.
+    if args.lock {
+        crate::pin::check(&manifest)?;
+    }
     let mut options = EvalOptions {
         seed: args.seed,
         keep_scratch: args.keep_scratch,
@@ -51,19 +56,15 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
         options.jobs = j;
     }
     // Entries that cannot be read are reported in place; the others are judged together.
-    let loaded: Vec<Result<Candidate, String>> = args
+    let loaded: Vec<Result<(Candidate, Entry), String>> = args
         .dirs
         .iter()
-        .map(|d| {
-            Candidate::load(d, op)
-                .map(|(c, _)| c)
-                .map_err(|e| e.to_string())
-        })
+        .map(|d| Candidate::load(d, op).map_err(|e| e.to_string()))
         .collect();
     let items: Vec<_> = loaded
         .iter()
         .filter_map(|c| c.as_ref().ok())
-        .map(|c| (op, c))
+        .map(|(c, _)| (op, c))
         .collect();
     let mut evaluations = evaluate_many(&items, &options).into_iter();
     let stdout = std::io::stdout();
@@ -99,23 +100,14 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
         }
         if result.as_ref().is_ok_and(|ev| ev.accepted()) {
             accepted += 1;
-            if args.lock {
-                let digest = Candidate::load(dir, op)
-                    .map(|(_, e)| e.manifest_digest)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-                pinned = Some(crate::pin::pin(&manifest, &op.name, op.key(), digest)?);
+            if let (true, Ok((_, entry))) = (args.lock, c) {
+                // The manifest judged (loaded and digest-checked before the run) is the one
+                // pinned.
+                pinned = Some(entry);
             }
         }
     }
     out.flush()?;
-    if let Some(lock) = pinned {
-        eprintln!("pinned `{}` in {}", op.name, lock.display());
-    } else if args.lock {
-        eprintln!(
-            "not accepted: {} left unchanged",
-            lock_path_of(&manifest).display()
-        );
-    }
     let n = args.dirs.len();
     eprintln!(
         "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",
@@ -123,6 +115,16 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
         op.name,
         n - accepted
     );
+    if let Some(entry) = pinned {
+        crate::pin::warn_outside_store(&manifest, &spec.kernels, &entry.dir);
+        let lock = crate::pin::pin(&manifest, &op.name, op.key(), entry.manifest_digest)?;
+        eprintln!("pinned `{}` in {}", op.name, lock.display());
+    } else if args.lock {
+        eprintln!(
+            "not accepted: {} left unchanged",
+            lock_path_of(&manifest).display()
+        );
+    }
     Ok(if accepted == n {
         ExitCode::SUCCESS
     } else {

@@ -26,3 +26,34 @@ pub fn pin(manifest: &Path, name: &str, key: Key, manifest_digest: Digest) -> Re
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
+
+/// Checks, before any work, that the lock next to `manifest` can be read and parsed (a
+/// missing lock is fine: it will be created).
+///
+/// # Errors
+/// As [`pin`] for reading.
+pub fn check(manifest: &Path) -> Result<()> {
+    let path = lock_path_of(manifest);
+    Lock::read(&path).with_context(|| format!("cannot update {}", path.display()))?;
+    Ok(())
+}
+
+/// Prints a warning when the pinned `entry` is not in the crate's kernels folder (`kernels`,
+/// relative to the crate root), where the build looks first: the build would then need the
+/// entry in the user cache or the remote.
+pub fn warn_outside_store(manifest: &Path, kernels: &Path, entry: &Path) {
+    let root = manifest.parent().unwrap_or_else(|| Path::new("."));
+    let store = root.join(kernels);
+    let inside = match (store.canonicalize(), entry.canonicalize()) {
+        (Ok(s), Ok(e)) => e.parent() == Some(s.as_path()),
+        _ => false,
+    };
+    if !inside {
+        eprintln!(
+            "warning: {} is not in the crate's kernels folder {}; the build looks there, in the \
+             user cache and in the remote, so it will not find this entry unless you copy it there",
+            entry.display(),
+            store.display()
+        );
+    }
+}

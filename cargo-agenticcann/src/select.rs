@@ -67,8 +67,14 @@ pub fn packages<'m>(
 
 /// The manifest cargo would use: `--manifest-path`, else the nearest `Cargo.toml` at or
 /// above the current directory.
+///
+/// # Errors
+/// A `--manifest-path` that is not a file, or no `Cargo.toml` found.
 pub fn current_manifest(manifest: &clap_cargo::Manifest) -> Result<PathBuf> {
     if let Some(p) = &manifest.manifest_path {
+        if !p.is_file() {
+            bail!("manifest path `{}` does not exist", p.display());
+        }
         return Ok(p.clone());
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;

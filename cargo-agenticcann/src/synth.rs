@@ -5,9 +5,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-use agenticcann_build::judge::{evaluate, EvalOptions, Evaluation, ShapeOrigin};
+use agenticcann_build::judge::{evaluate, Candidate, EvalOptions, Evaluation, ShapeOrigin};
 use agenticcann_build::spec::Spec;
-use agenticcann_build::synth::{eager, eager_time, propose, write_entry, SynthOptions};
+use agenticcann_build::store::{Digest, Entry, KERNEL_FILE, TILING_FILE};
+use agenticcann_build::synth::{
+    eager, eager_time, propose, replace_entry, write_entry, SynthOptions,
+};
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{MessageFormat, SynthArgs};
@@ -139,18 +142,58 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
             ExitCode::from(1)
         });
     }
+    // With --lock, a lock that cannot be updated stops the run before anything is judged.
+    if args.lock {
+        crate::pin::check(&manifest)?;
+    }
     let candidate = propose(op, &options)?;
     let ev = evaluate(op, &candidate, &eval).context("the judge cannot run")?;
     let mut entry_dir = None;
+    // Why an accepted kernel was not written (an occupied entry), and the pin's outcome.
+    let mut kept: Option<String> = None;
+    let mut pinned: Option<Result<std::path::PathBuf>> = None;
     if ev.accepted() {
         if let Some(dir) = &args.out {
-            let entry = write_entry(dir, op, &candidate, Some(&ev))?;
-            if args.lock {
-                crate::pin::pin(&manifest, &op.name, op.key(), entry.manifest_digest)?;
+            let entry = if args.replace {
+                replace_entry(dir, op, &candidate, Some(&ev))?
+            } else {
+                write_entry(dir, op, &candidate, Some(&ev))?
+            };
+            if holds(&entry, &candidate) {
+                if args.lock {
+                    crate::pin::warn_outside_store(&manifest, &spec.kernels, &entry.dir);
+                    pinned = Some(crate::pin::pin(
+                        &manifest,
+                        &op.name,
+                        op.key(),
+                        entry.manifest_digest,
+                    ));
+                }
+                entry_dir = Some(entry.dir);
+            } else {
+                kept = Some(format!(
+                    "{} already holds a different kernel for key {} (kernel.cpp sha256 {}): \
+                     nothing was written{}; pass --replace to replace it, or judge the one in \
+                     place with `cargo agenticcann judge --op {} {}`",
+                    entry.dir.display(),
+                    op.key(),
+                    entry
+                        .manifest
+                        .files
+                        .get(KERNEL_FILE)
+                        .map(|d| d.to_hex())
+                        .unwrap_or_default(),
+                    if args.lock { " or pinned" } else { "" },
+                    op.name,
+                    entry.dir.display()
+                ));
             }
-            entry_dir = Some(entry.dir);
         }
     }
+    let lock_shown = match &pinned {
+        Some(Ok(p)) => Some(p.display().to_string()),
+        _ => None,
+    };
     let times = declared_times(&ev);
     let eager_times = if ev.accepted() && !args.no_eager_ratio {
         let fast = EvalOptions {
@@ -167,6 +210,9 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
             write!(out, "{}", ev.render())?;
             if let Some(d) = &entry_dir {
                 writeln!(out, "wrote {}", d.display())?;
+            }
+            if let Some(l) = &lock_shown {
+                writeln!(out, "pinned `{}` in {l}", op.name)?;
             }
             for (i, (d, us)) in times.iter().enumerate() {
                 let mut line = format!("  {}: {us:.2} us", dims_text(d));
@@ -188,6 +234,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
             serde_json::json!({
                 "op": op.name, "key": op.key().to_hex(), "mode": "fused", "accepted": ev.accepted(),
                 "entry": entry_dir.map(|d| d.display().to_string()),
+                "lock": lock_shown,
                 "time_us": times.iter().map(|(d, us)| serde_json::json!({"dims": d, "us": us})).collect::<Vec<_>>(),
                 "eager_time_us": eager_times.as_ref().map(|e| e.shapes.iter().map(|(d, us)| serde_json::json!({"dims": d, "us": us})).collect::<Vec<_>>()),
                 "vs_eager": eager_times.as_ref().map(|e| e.shapes.iter().zip(&times).map(|((_, eu), (_, us))| eu / us).collect::<Vec<_>>()),
@@ -195,9 +242,25 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
             })
         )?,
     }
+    out.flush()?;
+    if let Some(Err(e)) = pinned {
+        return Err(e.context("the kernel was accepted and written, but not pinned"));
+    }
+    if let Some(k) = kept {
+        eprintln!("error: {k}");
+        return Ok(ExitCode::from(1));
+    }
     Ok(if ev.accepted() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Whether `entry` holds exactly `candidate`'s kernel and tiling files.
+fn holds(entry: &Entry, candidate: &Candidate) -> bool {
+    let is = |name: &str, text: &str| {
+        entry.manifest.files.get(name) == Some(&Digest::of(text.as_bytes()))
+    };
+    is(KERNEL_FILE, &candidate.kernel) && is(TILING_FILE, &candidate.tiling)
 }

@@ -91,3 +91,80 @@ fn lock_needs_out_and_refuses_eager() {
     assert!(!root.join("agenticcann.lock").exists());
     assert!(!root.join("k").exists());
 }
+
+#[test]
+fn an_entry_in_place_is_kept_unless_replaced_and_a_bad_lock_stops_first() {
+    let root = setup("occupied");
+    let kernels = root.join("kernels");
+    let run = |extra: &[&str]| {
+        synth(&root)
+            .args(["--op", "scale_add", "--no-eager-ratio", "--seed", "4"])
+            .args(["--lock", "--out"])
+            .arg(&kernels)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[]);
+    assert_eq!(first.status.code(), Some(0));
+    let lock_file = root.join("agenticcann.lock");
+    let key = Lock::read(&lock_file)
+        .unwrap()
+        .unwrap()
+        .get("scale_add")
+        .unwrap()
+        .key;
+    let dir = kernels.join(key.to_hex());
+    // Another (hand-edited, still consistent) kernel in place for the key.
+    let kernel = std::fs::read_to_string(dir.join("kernel.cpp")).unwrap() + "// edited\n";
+    std::fs::write(dir.join("kernel.cpp"), &kernel).unwrap();
+    let manifest = std::fs::read_to_string(dir.join("manifest.toml")).unwrap();
+    assert!(
+        Entry::load(&dir).is_err(),
+        "the edited kernel no longer matches its digest"
+    );
+    let fixed = manifest.replace(
+        &Digest::of(kernel.trim_end_matches("// edited\n").as_bytes()).to_hex(),
+        &Digest::of(kernel.as_bytes()).to_hex(),
+    );
+    std::fs::write(dir.join("manifest.toml"), &fixed).unwrap();
+    let hand = Entry::load(&dir).unwrap();
+    let pinned_before = std::fs::read(&lock_file).unwrap();
+
+    // Kept: exit 1, the in-place kernel untouched, the lock not changed.
+    let out = run(&[]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("already holds a different kernel"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--replace"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("kernel.cpp")).unwrap(),
+        kernel
+    );
+    assert_eq!(std::fs::read(&lock_file).unwrap(), pinned_before);
+
+    // Replaced: exit 0, the proposer's kernel in place and pinned.
+    let out = run(&["--replace"]);
+    assert_eq!(out.status.code(), Some(0));
+    let now = Entry::load(&dir).unwrap();
+    assert_ne!(now.manifest_digest, hand.manifest_digest);
+    let lock = Lock::read(&lock_file).unwrap().unwrap();
+    assert_eq!(lock.get("scale_add").unwrap().manifest, now.manifest_digest);
+
+    // A lock that cannot be parsed stops the run before anything is judged or written.
+    std::fs::remove_dir_all(&kernels).unwrap();
+    std::fs::write(&lock_file, "version = 1\n[[op]]\nname = 3\n").unwrap();
+    let out = run(&[]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("agenticcann.lock"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(!kernels.exists());
+    assert_eq!(
+        std::fs::read_to_string(&lock_file).unwrap(),
+        "version = 1\n[[op]]\nname = 3\n"
+    );
+}

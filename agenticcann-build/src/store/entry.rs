@@ -172,6 +172,75 @@ pub fn write_entry(
     if final_dir.join(MANIFEST_FILE).is_file() {
         return Entry::load_with_key(&final_dir, &key);
     }
+    let staged = stage(root, manifest, manifest_text, files)?;
+    match std::fs::rename(&staged, &final_dir) {
+        Ok(()) => {}
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staged);
+            // Someone else renamed the same entry into place first: use theirs.
+            if !final_dir.join(MANIFEST_FILE).is_file() {
+                return Err(StoreError::io("rename into place", &final_dir, e));
+            }
+        }
+    }
+    Entry::load_with_key(&final_dir, &key)
+}
+
+/// Like [`write_entry`], but an entry already in place for the key (valid or corrupt) is
+/// replaced: the new entry is written and verified in a temporary folder first, the old one
+/// is renamed aside, the new one renamed into place, and only then is the old one deleted
+/// (on a failed rename the old entry is put back). Nothing is lost when any step fails.
+///
+/// # Errors
+/// As [`write_entry`].
+pub fn replace_entry(
+    root: &Path,
+    manifest_text: &str,
+    files: &[(&str, &[u8])],
+) -> Result<Entry, StoreError> {
+    let manifest = Manifest::from_toml_str(manifest_text, "the manifest to write")?;
+    let key = manifest.key;
+    let final_dir = root.join(key.to_hex());
+    let staged = stage(root, manifest, manifest_text, files)?;
+    let aside = if final_dir.exists() {
+        let aside = tempfile::Builder::new()
+            .prefix(".replaced-")
+            .tempdir_in(root)
+            .map_err(|e| StoreError::io("create a temporary folder in", root, e))?
+            .keep();
+        // rename(2) moves a folder onto an empty one.
+        if let Err(e) = std::fs::rename(&final_dir, &aside) {
+            let _ = std::fs::remove_dir_all(&staged);
+            let _ = std::fs::remove_dir(&aside);
+            return Err(StoreError::io("move aside", &final_dir, e));
+        }
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = std::fs::rename(&staged, &final_dir) {
+        let _ = std::fs::remove_dir_all(&staged);
+        if let Some(a) = &aside {
+            let _ = std::fs::rename(a, &final_dir);
+        }
+        return Err(StoreError::io("rename into place", &final_dir, e));
+    }
+    if let Some(a) = aside {
+        let _ = std::fs::remove_dir_all(a);
+    }
+    Entry::load_with_key(&final_dir, &key)
+}
+
+/// Writes `files` and the manifest into a new temporary folder under `root`, checks every
+/// digest and loads the result back; returns the folder (kept on success, removed on error).
+fn stage(
+    root: &Path,
+    manifest: Manifest,
+    manifest_text: &str,
+    files: &[(&str, &[u8])],
+) -> Result<PathBuf, StoreError> {
+    let key = manifest.key;
+    let final_dir = root.join(key.to_hex());
     std::fs::create_dir_all(root).map_err(|e| StoreError::io("create", root, e))?;
     let tmp = tempfile::Builder::new()
         .prefix(".incoming-")
@@ -199,16 +268,5 @@ pub fn write_entry(
     let mp = tmp.path().join(MANIFEST_FILE);
     std::fs::write(&mp, manifest_text).map_err(|e| StoreError::io("write", &mp, e))?;
     Entry::load_with_key(tmp.path(), &key)?;
-    let tmp_path = tmp.keep();
-    match std::fs::rename(&tmp_path, &final_dir) {
-        Ok(()) => {}
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp_path);
-            // Someone else renamed the same entry into place first: use theirs.
-            if !final_dir.join(MANIFEST_FILE).is_file() {
-                return Err(StoreError::io("rename into place", &final_dir, e));
-            }
-        }
-    }
-    Entry::load_with_key(&final_dir, &key)
+    Ok(tmp.keep())
 }

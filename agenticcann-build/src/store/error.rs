@@ -12,14 +12,16 @@ use crate::key::Key;
 #[non_exhaustive]
 pub enum StoreError {
     /// A file or folder could not be read, written or renamed.
-    #[error("cannot {action} {}: {source}", path.display())]
+    // The OS error is part of the message and deliberately not a `source()`, so an error
+    // chain printed with its causes does not repeat it.
+    #[error("cannot {action} {}: {error}", path.display())]
     Io {
         /// What was being done (`"read"`, `"create"`, `"rename into place"`).
         action: &'static str,
         /// The file or folder.
         path: PathBuf,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// `manifest.toml` is not a valid store manifest.
     #[error(transparent)]
@@ -31,7 +33,11 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// The manifest's `key` differs from the key the entry was looked up by.
-    #[error("{} declares key {actual}, but the entry is stored under key {expected}", manifest.display())]
+    #[error(
+        "{} declares key {actual}, but key {expected} was expected (the entry's folder name, \
+         or the key of the op it is loaded for: an entry serves only the op whose spec has its key)",
+        manifest.display()
+    )]
     KeyMismatch {
         /// The manifest.
         manifest: PathBuf,
@@ -122,7 +128,7 @@ impl StoreError {
         StoreError::Io {
             action,
             path: path.into(),
-            source,
+            error: source,
         }
     }
 }

@@ -176,6 +176,14 @@ pub fn lock_path(crate_root: &Path) -> PathBuf {
 /// [`StoreError::Io`] naming the file.
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     use std::io::Write;
+    // A symlinked file is updated where it points, not replaced by a plain file.
+    let resolved;
+    let path = if path.is_symlink() {
+        resolved = std::fs::canonicalize(path).map_err(|e| StoreError::io("resolve", path, e))?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -184,12 +192,34 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         .prefix(".agenticcann-")
         .tempfile_in(dir)
         .map_err(|e| StoreError::io("create a temporary file in", dir, e))?;
+    // The temporary file is created private (0600); the result keeps the mode of the file
+    // it replaces, or gets an ordinary file's (0644 on Unix), since locks are committed and
+    // shared.
+    let permissions = match std::fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        Err(_) => default_permissions(),
+    };
     tmp.write_all(bytes)
+        .and_then(|()| match permissions {
+            Some(p) => tmp.as_file().set_permissions(p),
+            None => Ok(()),
+        })
         .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| StoreError::io("write", tmp.path().to_path_buf(), e))?;
+        .map_err(|e| StoreError::io("write", path, e))?;
     tmp.persist(path)
         .map_err(|e| StoreError::io("rename into place", path, e.error))?;
     Ok(())
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    None
 }
 
 #[cfg(test)]
@@ -262,6 +292,29 @@ mod tests {
         assert_eq!(stale[0].current, Some(Key::from_bytes([9; 32])));
         assert_eq!(stale[1].name, "gone");
         assert_eq!(stale[1].current, None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_writes_keep_the_mode_and_follow_symlinks() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // A new file is an ordinary shared file, not the temporary file's 0600.
+        let fresh = dir.path().join("fresh.lock");
+        write_file_atomic(&fresh, b"a").unwrap();
+        assert_eq!(mode(&fresh), 0o644);
+        // A replaced file keeps its mode.
+        std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o664)).unwrap();
+        write_file_atomic(&fresh, b"b").unwrap();
+        assert_eq!(mode(&fresh), 0o664);
+        assert_eq!(std::fs::read(&fresh).unwrap(), b"b");
+        // A symlink stays a symlink; its target gets the bytes.
+        let link = dir.path().join("link.lock");
+        std::os::unix::fs::symlink(&fresh, &link).unwrap();
+        write_file_atomic(&link, b"c").unwrap();
+        assert!(link.is_symlink());
+        assert_eq!(std::fs::read(&fresh).unwrap(), b"c");
     }
 
     #[test]

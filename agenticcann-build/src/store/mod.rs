@@ -29,7 +29,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use digest::{Digest, DigestParseError};
-pub use entry::{write_entry, Entry};
+pub use entry::{replace_entry, write_entry, Entry};
 pub use error::{LockMismatch, StoreError};
 pub use lock::{lock_path, write_file_atomic, Lock, LockedOp, StaleOp, LOCK_FILE, LOCK_VERSION};
 pub use manifest::{

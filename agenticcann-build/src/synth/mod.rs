@@ -187,6 +187,43 @@ pub fn write_entry(
     candidate: &Candidate,
     evaluation: Option<&Evaluation>,
 ) -> Result<Entry, SynthError> {
+    let text = entry_manifest(op, candidate, evaluation);
+    Ok(crate::store::write_entry(
+        root,
+        &text,
+        &entry_files(candidate),
+    )?)
+}
+
+/// Like [`write_entry`], but an entry already in place for the key is replaced
+/// ([`crate::store::replace_entry`]: staged and verified first, never lost on failure).
+///
+/// # Errors
+/// [`SynthError::Store`] for file-system failures.
+pub fn replace_entry(
+    root: &Path,
+    op: &OpSpec,
+    candidate: &Candidate,
+    evaluation: Option<&Evaluation>,
+) -> Result<Entry, SynthError> {
+    let text = entry_manifest(op, candidate, evaluation);
+    Ok(crate::store::replace_entry(
+        root,
+        &text,
+        &entry_files(candidate),
+    )?)
+}
+
+fn entry_files(candidate: &Candidate) -> [(&'static str, &[u8]); 2] {
+    [
+        (crate::store::KERNEL_FILE, candidate.kernel.as_bytes()),
+        (crate::store::TILING_FILE, candidate.tiling.as_bytes()),
+    ]
+}
+
+/// The manifest text of `candidate`'s entry: provenance `offline`, plus the verification
+/// and performance records of an accepted `evaluation`.
+fn entry_manifest(op: &OpSpec, candidate: &Candidate, evaluation: Option<&Evaluation>) -> String {
     let mut manifest = Manifest::new(
         op.key(),
         Some(&op.name),
@@ -199,13 +236,5 @@ pub fn write_entry(
         manifest.verification = ev.verification_record();
         manifest.performance = ev.performance_record();
     }
-    let text = manifest.to_toml_string();
-    Ok(crate::store::write_entry(
-        root,
-        &text,
-        &[
-            (crate::store::KERNEL_FILE, candidate.kernel.as_bytes()),
-            (crate::store::TILING_FILE, candidate.tiling.as_bytes()),
-        ],
-    )?)
+    manifest.to_toml_string()
 }
