@@ -1,7 +1,6 @@
 //! The offline proposer (`agenticcann_build::synth`) through the judge: every op of the
-//! example project, a representative subset of the operator suite (tails, rows longer than
-//! UB, odd row counts), and (ignored) the full suite sweep with its feasibility table and
-//! the fused-vs-eager ratios.
+//! example project, the whole operator suite with its feasibility table (tails, rows longer
+//! than UB, odd row counts), and (ignored, a benchmark) the fused-vs-eager ratios.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,33 +81,8 @@ fn every_example_project_op_is_verified() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-/// Suite ops covering tails (H = 46 f16, N = 513, 13243 elements), rows longer than UB
-/// (softmax over 151936 f16), odd row counts, mapped broadcasts and every pattern.
-const SUBSET: &[&str] = &["softmax_f16_vocab151936", "softmax_f32_n513"];
-
 fn suite() -> Vec<agenticcann_build::suite::SuiteOp> {
     agenticcann_build::suite::load(&agenticcann_build::suite::default_dir()).unwrap()
-}
-
-#[test]
-fn representative_suite_subset_is_verified() {
-    let all = suite();
-    let names: Vec<&str> = all.iter().map(|s| s.op.name.as_str()).collect();
-    let mut ops = Vec::new();
-    for want in SUBSET {
-        let s = all
-            .iter()
-            .find(|s| s.op.name == *want)
-            .unwrap_or_else(|| panic!("suite has no op {want}; it has {names:?}"));
-        ops.push(&s.op);
-    }
-    let results = judge_all(&ops);
-    let failed: Vec<String> = results
-        .iter()
-        .filter(|(_, ev)| !ev.accepted())
-        .map(|(n, ev)| format!("{n}:\n{}", ev.render()))
-        .collect();
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 /// Writes the proposal of every suite and example op matching `SYNTH_TEST_OPS` to
@@ -277,10 +251,13 @@ fn eager_decomposition_has_one_kernel_per_primitive() {
     }
 }
 
-/// Full suite sweep: feasibility per pattern. `cargo test -p agenticcann-build --test synth
-/// -- --ignored --nocapture suite_feasibility`.
+/// The acceptance: every op of the operator suite (`tests/specs/`, 37 specs: tails
+/// H = 46 f16, N = 513, 13243 elements; rows longer than UB, softmax over 151936 f16; odd
+/// row counts) gets a kernel from the offline proposer that the judge accepts — 100% for
+/// elementwise, broadcast, reduction, normalization and softmax, at least 80% for fusion.
+/// Prints the table: `cargo test -p agenticcann-build --test synth -- --nocapture
+/// suite_feasibility` (`SYNTH_TEST_OPS=a,b` narrows it to ops whose names contain a or b).
 #[test]
-#[ignore]
 fn suite_feasibility() {
     let filter = std::env::var("SYNTH_TEST_OPS").unwrap_or_default();
     let all: Vec<_> = suite()
