@@ -113,18 +113,32 @@ fn a_kernel_over_allocating_ub_fails_at_init_buffer() {
 }
 
 #[test]
-fn block_dim_zero_is_a_launch_diagnostic() {
+fn block_dim_zero_or_above_65535_is_a_launch_diagnostic() {
+    for block_dim in [0u32, 65536] {
+        let s = stream();
+        let x = DeviceBuffer::from_slice(&s, &data(8)).unwrap();
+        let mut y = DeviceBuffer::<f32>::alloc(&s, 8).unwrap();
+        copy_f32(&s, &x, &mut y, block_dim).unwrap();
+        let err = s.synchronize().unwrap_err();
+        let d = err
+            .diagnostics()
+            .iter()
+            .find(|d| d.kind == "block_dim_invalid")
+            .unwrap_or_else(|| panic!("blockDim {block_dim}: {err}"));
+        assert!(
+            d.message
+                .contains(&format!("blockDim {block_dim} is invalid"))
+                && d.message.contains("[1, 65535]"),
+            "{d:?}"
+        );
+    }
+    // The largest legal blockDim runs (cores beyond the data return at once).
     let s = stream();
     let x = DeviceBuffer::from_slice(&s, &data(8)).unwrap();
     let mut y = DeviceBuffer::<f32>::alloc(&s, 8).unwrap();
-    copy_f32(&s, &x, &mut y, 0).unwrap();
-    let err = s.synchronize().unwrap_err();
-    assert!(
-        err.diagnostics()
-            .iter()
-            .any(|d| d.kind == "block_dim_invalid"),
-        "{err}"
-    );
+    copy_f32(&s, &x, &mut y, 65535).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(y.to_vec(&s).unwrap(), data(8));
 }
 
 #[test]
