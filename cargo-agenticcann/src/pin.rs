@@ -12,7 +12,8 @@ pub fn lock_path_of(manifest: &Path) -> PathBuf {
 }
 
 /// Sets op `name` to (`key`, `manifest_digest`) in the lock next to `manifest`, creating the
-/// lock when there is none; the file is replaced atomically. Returns the lock's path.
+/// lock when there is none; the file is replaced atomically, and left alone when it already
+/// pins exactly that. Returns the lock's path.
 ///
 /// # Errors
 /// The existing lock cannot be read or parsed (it is left as it was), or cannot be written.
@@ -21,6 +22,13 @@ pub fn pin(manifest: &Path, name: &str, key: Key, manifest_digest: Digest) -> Re
     let mut lock = Lock::read(&path)
         .with_context(|| format!("cannot update {}", path.display()))?
         .unwrap_or_default();
+    if lock
+        .get(name)
+        .is_some_and(|p| p.key == key && p.manifest == manifest_digest)
+        && path.is_file()
+    {
+        return Ok(path);
+    }
     lock.set(name, key, manifest_digest);
     lock.write_atomic(&path)
         .with_context(|| format!("cannot write {}", path.display()))?;

@@ -206,4 +206,17 @@ fn lock_pins_an_accepted_entry_and_nothing_else() {
         op.manifest,
         Digest::of_file(&dirs[0].join("manifest.toml")).unwrap()
     );
+    // Pinning the same entry again leaves the file alone.
+    let before = std::fs::metadata(&lock).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--lock"])
+        .arg(&dirs[0])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::metadata(&lock).unwrap().modified().unwrap(),
+        before
+    );
 }
