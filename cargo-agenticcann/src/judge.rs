@@ -5,9 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agenticcann_build::judge::{evaluate_many, Candidate, EvalOptions};
-use agenticcann_build::spec::Spec;
 use agenticcann_build::store::Entry;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use crate::cli::{JudgeArgs, MessageFormat};
 use crate::pin::lock_path_of;
@@ -18,24 +17,8 @@ use crate::select;
 /// # Errors
 /// The manifest cannot be read or has no op of that name; the judge cannot run (exit 2).
 pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
-    let manifest = select::current_manifest(&args.manifest)?;
-    let spec = Spec::from_manifest_path(&manifest)
-        .with_context(|| format!("invalid operator specs in {}", manifest.display()))?
-        .with_context(|| {
-            format!(
-                "{} has no [package.metadata.agenticcann]",
-                manifest.display()
-            )
-        })?;
-    let Some(op) = spec.op(&args.op) else {
-        let names: Vec<&str> = spec.ops.iter().map(|o| o.name.as_str()).collect();
-        bail!(
-            "no op `{}` in {} (ops: {})",
-            args.op,
-            manifest.display(),
-            names.join(", ")
-        );
-    };
+    let (manifest, spec) = select::spec_of(&args.manifest)?;
+    let op = select::op_of(&spec, &manifest, &args.op)?;
     if args.lock && args.dirs.len() != 1 {
         bail!(
             "--lock pins one entry, but {} folders were given",

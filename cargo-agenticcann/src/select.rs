@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agenticcann_build::spec::{OpSpec, Spec};
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Metadata, Package};
 
@@ -97,4 +98,32 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// The manifest cargo would use ([`current_manifest`]) and its operator specs.
+///
+/// # Errors
+/// As [`current_manifest`]; specs that do not parse; a manifest without
+/// `[package.metadata.agenticcann]`.
+pub fn spec_of(manifest: &clap_cargo::Manifest) -> Result<(PathBuf, Spec)> {
+    let path = current_manifest(manifest)?;
+    let spec = Spec::from_manifest_path(&path)
+        .with_context(|| format!("invalid operator specs in {}", path.display()))?
+        .with_context(|| format!("{} has no [package.metadata.agenticcann]", path.display()))?;
+    Ok((path, spec))
+}
+
+/// Op `name` of `spec` (read from `manifest`).
+///
+/// # Errors
+/// No such op: the message lists the ops the manifest declares.
+pub fn op_of<'a>(spec: &'a Spec, manifest: &Path, name: &str) -> Result<&'a OpSpec> {
+    spec.op(name).with_context(|| {
+        let names: Vec<&str> = spec.ops.iter().map(|o| o.name.as_str()).collect();
+        format!(
+            "no op `{name}` in {} (ops: {})",
+            manifest.display(),
+            names.join(", ")
+        )
+    })
 }

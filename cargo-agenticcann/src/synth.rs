@@ -6,12 +6,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use agenticcann_build::judge::{evaluate, Candidate, EvalOptions, Evaluation, ShapeOrigin};
-use agenticcann_build::spec::Spec;
 use agenticcann_build::store::{Digest, Entry, KERNEL_FILE, TILING_FILE};
 use agenticcann_build::synth::{
     eager, eager_time, propose, replace_entry, write_entry, SynthOptions,
 };
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::cli::{MessageFormat, SynthArgs};
 use crate::select;
@@ -39,24 +38,8 @@ fn dims_text(d: &BTreeMap<String, u64>) -> String {
 /// Unreadable manifest, unknown op, an op the proposer cannot lower, or a judge that cannot
 /// run (exit 2).
 pub fn run(args: &SynthArgs) -> Result<ExitCode> {
-    let manifest = select::current_manifest(&args.manifest)?;
-    let spec = Spec::from_manifest_path(&manifest)
-        .with_context(|| format!("invalid operator specs in {}", manifest.display()))?
-        .with_context(|| {
-            format!(
-                "{} has no [package.metadata.agenticcann]",
-                manifest.display()
-            )
-        })?;
-    let Some(op) = spec.op(&args.op) else {
-        let names: Vec<&str> = spec.ops.iter().map(|o| o.name.as_str()).collect();
-        bail!(
-            "no op `{}` in {} (ops: {})",
-            args.op,
-            manifest.display(),
-            names.join(", ")
-        );
-    };
+    let (manifest, spec) = select::spec_of(&args.manifest)?;
+    let op = select::op_of(&spec, &manifest, &args.op)?;
     let options = SynthOptions::default();
     let eval = EvalOptions {
         seed: args.seed,

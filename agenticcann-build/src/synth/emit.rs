@@ -1489,54 +1489,48 @@ pub(crate) fn emit(
         // (or, with one buffer per queue and fp32 inputs held in their queue, right after
         // tile t frees them), so MTE2 overlaps the vector work even though the per-row
         // scalar reads stall the scalar unit.
-        let issue_next = |e: &mut Emitter, s: &mut String, ind: usize| {
-            w(s, ind, "uint32_t rowN = row0 + T;");
-            w(
-                s,
-                ind,
-                "uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;",
-            );
-            e.emit_issue(
-                s,
-                ind,
-                &pg,
-                &rows_in,
-                "LIN",
-                Mode::Resident,
-                "rowN",
-                "0u",
-                ("rowN", "ntN"),
-            );
-        };
-        let prefetch = !rows_in.is_empty();
-        if prefetch {
-            w(s, 2, "{");
-            w(s, 3, "uint32_t ntN = (myRows < T) ? myRows : T;");
-            w(s, 3, "uint32_t rowN = start;");
-        }
-        let deq = e.emit_issue(
-            s,
-            3,
-            &pg,
-            &rows_in,
-            "LIN",
-            Mode::Resident,
-            "rowN",
-            "0u",
-            ("rowN", "ntN"),
-        );
-        if prefetch {
-            w(s, 2, "}");
-        }
+        // The copy-in of one row tile, in a block opened by `open`: it starts at row `row`
+        // and holds min(T, `left`) rows. Nothing without row inputs.
+        let issue_tile =
+            |e: &mut Emitter, s: &mut String, ind: usize, open: &str, row: &str, left: &str| {
+                if rows_in.is_empty() {
+                    return Vec::new();
+                }
+                w(s, ind, open);
+                w(s, ind + 1, &format!("uint32_t rowN = {row};"));
+                w(
+                    s,
+                    ind + 1,
+                    &format!("uint32_t ntN = ({left} < T) ? ({left}) : T;"),
+                );
+                let deq = e.emit_issue(
+                    s,
+                    ind + 1,
+                    &pg,
+                    &rows_in,
+                    "LIN",
+                    Mode::Resident,
+                    "rowN",
+                    "0u",
+                    ("rowN", "ntN"),
+                );
+                w(s, ind, "}");
+                deq
+            };
+        let next = ("row0 + T", "myRows - t0 - T");
+        let deq = issue_tile(&mut e, s, 2, "{", "start", "myRows");
         w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
         w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
         w(s, 3, "uint32_t row0 = start + t0;");
         e.emit_consume(s, 3, deq, true);
-        if prefetch {
-            w(s, 3, "if (BN > 1 && t0 + T < myRows) {");
-            issue_next(&mut e, s, 4);
-            w(s, 3, "}");
-        }
+        issue_tile(
+            &mut e,
+            s,
+            3,
+            "if (BN > 1 && t0 + T < myRows) {",
+            next.0,
+            next.1,
+        );
         for (name, d, _) in &lw.outputs {
             let ty = cty(*d);
             w(
@@ -1568,11 +1562,14 @@ pub(crate) fn emit(
             w(s, 3, &format!("oq_{name}.FreeTensor(o_{name});"));
         }
         e.emit_frees(s, 3, &pg, &rows_in);
-        if prefetch {
-            w(s, 3, "if (BN == 1 && t0 + T < myRows) {");
-            issue_next(&mut e, s, 4);
-            w(s, 3, "}");
-        }
+        issue_tile(
+            &mut e,
+            s,
+            3,
+            "if (BN == 1 && t0 + T < myRows) {",
+            next.0,
+            next.1,
+        );
         w(s, 2, "}");
         e.emit_frees(s, 2, &pg, &vecs);
         w(s, 1, "} else {");

@@ -40,8 +40,8 @@ class SynthKernel {
     iq_b.EnQue(q_f_b);
     LocalTensor<float> f_b = iq_b.DeQue<float>();
     {
-      uint32_t ntN = (myRows < T) ? myRows : T;
       uint32_t rowN = start;
+      uint32_t ntN = (myRows < T) ? (myRows) : T;
       LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
       DataCopyPad(q_f_x, g_x[(rowN) * t.d_inner], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_x.EnQue(q_f_x);

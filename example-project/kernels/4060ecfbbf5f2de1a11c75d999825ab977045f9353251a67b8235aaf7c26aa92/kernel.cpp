@@ -40,8 +40,8 @@ class SynthKernel {
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
-      uint32_t ntN = (myRows < T) ? myRows : T;
       uint32_t rowN = start;
+      uint32_t ntN = (myRows < T) ? (myRows) : T;
       LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
       DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_scores.EnQue(q_f_scores);

@@ -36,8 +36,8 @@ class SynthKernel {
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
-      uint32_t ntN = (myRows < T) ? myRows : T;
       uint32_t rowN = start;
+      uint32_t ntN = (myRows < T) ? (myRows) : T;
       LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
       DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_x.EnQue(q_f_x);

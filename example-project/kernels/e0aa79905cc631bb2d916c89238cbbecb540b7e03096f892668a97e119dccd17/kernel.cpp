@@ -67,8 +67,8 @@ class SynthKernel {
     Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
     iq_beta.FreeTensor(q_f_beta);
     {
-      uint32_t ntN = (myRows < T) ? myRows : T;
       uint32_t rowN = start;
+      uint32_t ntN = (myRows < T) ? (myRows) : T;
       LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
       DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_word.EnQue(q_f_word);
