@@ -1,0 +1,6 @@
+//! The engine only `cargo agenticcann` needs (not every user's build script): knowledge
+//! assembly by phase, the OpenAI-compatible LLM client with recording and replay, the
+//! generation-1 agent, and the stage-adaptive evolution loop (`../shared/DESIGN.md` §2, §7–§8).
+//!
+//! `agenticcann-build` keeps what `build.rs` needs (spec, key, store, codegen, toolchain,
+//! judge, synth); everything here builds on it.
