@@ -15,8 +15,8 @@ use std::process::ExitCode;
 
 use agenticcann_build::judge::{evaluate_many, EvalOptions};
 use agenticcann_build::spec::{OpSpec, Spec};
-use agenticcann_build::store::{lock_path, Lock};
-use agenticcann_build::synth::{propose, write_entry, SynthOptions};
+use agenticcann_build::store::{lock_path, write_entry, Draft, Lock, Proposer, Provenance};
+use agenticcann_build::synth::{propose, SynthOptions};
 
 fn main() -> ExitCode {
     match run() {
@@ -87,7 +87,13 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
             ok = false;
             continue;
         }
-        let entry = write_entry(&store, op, cand, Some(&ev))?;
+        let draft = Draft {
+            op,
+            candidate: cand,
+            provenance: Provenance::new(Proposer::Offline),
+            evaluation: Some(&ev),
+        };
+        let entry = write_entry(&store, &draft)?;
         lock.set(&op.name, op.key(), entry.manifest_digest);
         println!("{}: accepted, {}", op.name, entry.dir.display());
     }

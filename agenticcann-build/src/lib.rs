@@ -1,4 +1,6 @@
-//! `agenticcann-build`: everything a build needs, reused by the `cargo agenticcann` CLI.
+//! `agenticcann-build`: everything a build needs, reused by the `cargo agenticcann` CLI (the
+//! knowledge base, the operator suite and the evolution engine live in `agenticcann-evolve`,
+//! which is not a build dependency).
 //!
 //! - [`spec`]: the `[package.metadata.agenticcann]` schema, typed and validated
 //!   ([`spec::Spec`], [`spec::OpSpec`]), and the reference language that defines each op
@@ -7,8 +9,9 @@
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
 //! - [`codegen`]: the generated C headers of the tiling ABI (`agenticcann_tiling.h` per entry,
 //!   `agenticcann_ops.h` per crate), bindgen FFI and the safe `ops` wrapper module.
-//! - [`store`]: kernel store entries (verified against their digests), the user cache, the
-//!   HTTP remote and `agenticcann.lock`.
+//! - [`store`]: kernel store entries (verified against their digests; written from a
+//!   [`store::Draft`] with their provenance), the user cache, the HTTP remote and
+//!   `agenticcann.lock` ([`store::lock::pin`]).
 //! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
 //! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`,
 //!   `cann`) and [`env`](mod@env) (every environment read announces its `rerun-if-env-changed`).

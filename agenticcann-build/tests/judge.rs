@@ -245,7 +245,7 @@ fn every_case_folder_has_a_test() {
 /// file is refused before anything is compiled.
 #[test]
 fn store_entry_round_trip() {
-    use agenticcann_build::store::{write_entry, Digest, Manifest, Proposer, Provenance};
+    use agenticcann_build::store::{install_entry, Digest, Manifest, Proposer, Provenance};
     let op = spec().op("add_f16").unwrap();
     let dir = corpus().join("honest/add_f16");
     let case: Case =
@@ -261,7 +261,7 @@ fn store_entry_round_trip() {
         Provenance::new(Proposer::Hand),
     );
     let root = tempfile::tempdir().unwrap();
-    let entry = write_entry(
+    let entry = install_entry(
         root.path(),
         &manifest.to_toml_string(),
         &[("kernel.cpp", &kernel), ("tiling.cpp", &tiling)],

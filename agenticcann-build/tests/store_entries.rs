@@ -5,8 +5,8 @@ use std::path::Path;
 
 use agenticcann_build::key::Key;
 use agenticcann_build::store::{
-    replace_entry, write_entry, Digest, Entry, FieldType, Manifest, Proposer, Provenance, Source,
-    Store, StoreError, TilingField,
+    install_entry, reinstall_entry, Digest, Entry, FieldType, Manifest, Proposer, Provenance,
+    Source, Store, StoreError, TilingField,
 };
 
 const KERNEL: &[u8] = b"// kernel\n";
@@ -27,7 +27,7 @@ fn manifest(key: Key) -> Manifest {
 }
 
 fn put(root: &Path, key: Key) -> Entry {
-    write_entry(
+    install_entry(
         root,
         &manifest(key).to_toml_string(),
         &[("kernel.cpp", KERNEL), ("tiling.cpp", TILING)],
@@ -103,7 +103,7 @@ fn key_must_match_the_folder_and_the_spec() {
 fn write_entry_rejects_files_that_do_not_match_and_leaves_nothing_behind() {
     let root = tempfile::tempdir().unwrap();
     let key = Key::from_bytes([3; 32]);
-    let err = write_entry(
+    let err = install_entry(
         root.path(),
         &manifest(key).to_toml_string(),
         &[("kernel.cpp", b"other"), ("tiling.cpp", TILING)],
@@ -124,19 +124,19 @@ fn write_keeps_an_entry_in_place_and_replace_swaps_it_without_leftovers() {
         .insert("kernel.cpp".into(), Digest::of(other_kernel));
     let text = m.to_toml_string();
     let files: [(&str, &[u8]); 2] = [("kernel.cpp", other_kernel), ("tiling.cpp", TILING)];
-    // write_entry keeps what is there.
-    let kept = write_entry(root.path(), &text, &files).unwrap();
+    // install_entry keeps what is there.
+    let kept = install_entry(root.path(), &text, &files).unwrap();
     assert_eq!(kept.manifest_digest, old.manifest_digest);
     // A replacement that does not verify leaves the old entry untouched.
     let bad: [(&str, &[u8]); 2] = [("kernel.cpp", b"tampered"), ("tiling.cpp", TILING)];
-    let err = replace_entry(root.path(), &text, &bad).unwrap_err();
+    let err = reinstall_entry(root.path(), &text, &bad).unwrap_err();
     assert!(matches!(err, StoreError::DigestMismatch { .. }), "{err}");
     assert_eq!(
         Entry::load(&old.dir).unwrap().manifest_digest,
         old.manifest_digest
     );
-    // replace_entry swaps it, and only the entry folder remains.
-    let new = replace_entry(root.path(), &text, &files).unwrap();
+    // reinstall_entry swaps it, and only the entry folder remains.
+    let new = reinstall_entry(root.path(), &text, &files).unwrap();
     assert_eq!(new.dir, old.dir);
     assert_ne!(new.manifest_digest, old.manifest_digest);
     assert_eq!(
@@ -146,7 +146,7 @@ fn write_keeps_an_entry_in_place_and_replace_swaps_it_without_leftovers() {
     assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1);
     // Replacing with no entry in place just writes it.
     let key2 = Key::from_bytes([5; 32]);
-    replace_entry(
+    reinstall_entry(
         root.path(),
         &manifest(key2).to_toml_string(),
         &[("kernel.cpp", KERNEL), ("tiling.cpp", TILING)],
@@ -247,4 +247,143 @@ fn user_cache_dir_follows_the_xdg_rules() {
         Some(Path::new("/home/u/.cache/agenticcann/store").to_path_buf())
     );
     assert_eq!(user_cache_dir(&env(None, None)), None);
+}
+
+/// A one-op spec and a candidate for it (sources are never compiled here).
+fn draft_parts() -> (
+    agenticcann_build::spec::OpSpec,
+    agenticcann_build::judge::Candidate,
+) {
+    let manifest = r#"
+[package]
+name = "demo"
+version = "0.1.0"
+
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+
+[package.metadata.agenticcann.ops.add]
+inputs  = { x = "f16[n]", y = "f16[n]" }
+outputs = { z = "f16[n]" }
+reference = "z = x + y"
+shapes  = [{ n = 7 }]
+"#;
+    let spec = agenticcann_build::spec::Spec::from_manifest_str(manifest, None)
+        .unwrap()
+        .unwrap();
+    let op = spec.ops.into_iter().next().unwrap();
+    let candidate = agenticcann_build::judge::Candidate::new(
+        "// kernel\n",
+        "// tiling\n",
+        vec![TilingField {
+            name: "n".into(),
+            ty: FieldType::U32,
+        }],
+    );
+    (op, candidate)
+}
+
+#[test]
+fn a_draft_records_its_real_provenance_and_holds_tells_kernels_apart() {
+    use agenticcann_build::store::{write_entry, Draft, KnowledgeRef, PhaseTokens};
+    let (op, candidate) = draft_parts();
+    let mut provenance = Provenance::new(Proposer::Llm);
+    provenance.model = Some("qwen2.5-coder-32b".into());
+    provenance.generation = Some(3);
+    provenance.parent = Some("cand-17".into());
+    provenance.tokens = Some(PhaseTokens {
+        init: 1200,
+        mutation: 300,
+        repair: 0,
+        tuning: 90,
+    });
+    provenance.knowledge = vec![KnowledgeRef {
+        id: "L2.align32".into(),
+        digest: "ab".repeat(32),
+    }];
+    let draft = Draft {
+        op: &op,
+        candidate: &candidate,
+        provenance: provenance.clone(),
+        evaluation: None,
+    };
+    let root = tempfile::tempdir().unwrap();
+    let entry = write_entry(root.path(), &draft).unwrap();
+    assert_eq!(entry.dir, root.path().join(op.key().to_hex()));
+    assert_eq!(entry.manifest.provenance, provenance);
+    assert_eq!(entry.manifest.op.as_deref(), Some("add"));
+    assert_eq!(entry.manifest, draft.manifest());
+    assert!(entry.holds(&candidate));
+
+    // Another kernel for the same key: write_entry keeps the entry in place.
+    let other = agenticcann_build::judge::Candidate::new(
+        "// another kernel\n",
+        "// tiling\n",
+        candidate.tiling_fields.clone(),
+    );
+    let second = Draft {
+        candidate: &other,
+        ..draft.clone()
+    };
+    let kept = write_entry(root.path(), &second).unwrap();
+    assert_eq!(kept, entry);
+    assert!(!kept.holds(&other));
+    let replaced = agenticcann_build::store::replace_entry(root.path(), &second).unwrap();
+    assert!(replaced.holds(&other) && !replaced.holds(&candidate));
+}
+
+#[test]
+fn manifests_without_the_optional_provenance_keep_their_bytes_and_digest() {
+    // A manifest written before any optional provenance field existed loads, and writes
+    // back byte for byte (so its digest, which locks pin, does not change).
+    let text = manifest(Key::from_bytes([9; 32])).to_toml_string();
+    let parsed = Manifest::from_toml_str(&text, "test").unwrap();
+    assert_eq!(parsed.provenance, Provenance::new(Proposer::Hand));
+    assert_eq!(parsed.to_toml_string(), text);
+    assert!(!text.contains("model") && !text.contains("generation"));
+}
+
+#[test]
+fn pin_writes_the_lock_next_to_the_manifest_once() {
+    use agenticcann_build::store::lock::{check_pinnable, in_crate_kernels, lock_path_of, pin};
+    use agenticcann_build::store::Lock;
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("Cargo.toml");
+    std::fs::write(&manifest, "[package]\nname = \"x\"\n").unwrap();
+    assert_eq!(check_pinnable(&manifest).unwrap(), lock_path_of(&manifest));
+    let key = Key::from_bytes([3; 32]);
+    let entry = put(&dir.path().join("kernels"), key);
+    assert!(in_crate_kernels(
+        &manifest,
+        Path::new("kernels"),
+        &entry.dir
+    ));
+    assert!(!in_crate_kernels(
+        &manifest,
+        Path::new("elsewhere"),
+        &entry.dir
+    ));
+
+    let lock = pin(&manifest, "op", key, entry.manifest_digest).unwrap();
+    assert_eq!(lock, dir.path().join("agenticcann.lock"));
+    let read = Lock::read(&lock).unwrap().unwrap();
+    assert_eq!(
+        read.get("op").map(|p| (p.key, p.manifest)),
+        Some((key, entry.manifest_digest))
+    );
+    // Pinning the same thing again leaves the file alone.
+    let before = std::fs::metadata(&lock).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    pin(&manifest, "op", key, entry.manifest_digest).unwrap();
+    assert_eq!(
+        std::fs::metadata(&lock).unwrap().modified().unwrap(),
+        before
+    );
+
+    // A lock that does not parse stops a pin before any work, and is left as it was.
+    std::fs::write(&lock, "version = 99\n").unwrap();
+    let err = check_pinnable(&manifest).unwrap_err().to_string();
+    assert!(err.contains("version = 99"), "{err}");
+    assert!(pin(&manifest, "op", key, entry.manifest_digest).is_err());
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "version = 99\n");
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agenticcann_build::judge::{evaluate, evaluate_many, Candidate, EvalOptions, Evaluation};
 use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 use agenticcann_build::synth::{
-    eager, eager_time, propose, synthesize, write_entry, SynthOptions, TilingParams,
+    eager, eager_time, propose, synthesize, SynthOptions, TilingParams,
 };
 
 fn repo() -> PathBuf {
@@ -243,7 +243,7 @@ fn entry_is_written_in_the_store_layout_and_loads_back() {
     let op = spec.op("l2_normalize_f32").unwrap();
     let s = synthesize(op, &SynthOptions::default(), &eval_options()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let entry = write_entry(dir.path(), op, &s.candidate, Some(&s.evaluation)).unwrap();
+    let entry = agenticcann_build::store::write_entry(dir.path(), &s.draft(op)).unwrap();
     assert_eq!(entry.dir, dir.path().join(op.key().to_hex()));
     let (c, e) = agenticcann_build::judge::Candidate::load(&entry.dir, op).unwrap();
     assert_eq!(c, s.candidate);

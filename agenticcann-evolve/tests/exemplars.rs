@@ -34,7 +34,7 @@ impl ExemplarJudge for Keeping {
 
 #[test]
 fn every_exemplar_passes_the_judge() {
-    let kb = KnowledgeBase::load(&KnowledgeBase::default_root()).unwrap_or_else(|e| panic!("{e}"));
+    let kb = KnowledgeBase::embedded().unwrap_or_else(|e| panic!("{e}"));
     let judge = Keeping::default();
     let report = knowledge::check(
         &kb,
@@ -113,7 +113,7 @@ fn every_exemplar_passes_the_judge() {
 
 #[test]
 fn exemplar_sources_keep_the_idioms_they_teach() {
-    let kb = KnowledgeBase::load(&KnowledgeBase::default_root()).unwrap_or_else(|e| panic!("{e}"));
+    let kb = KnowledgeBase::embedded().unwrap_or_else(|e| panic!("{e}"));
     for p in Pattern::ALL {
         let ex = kb
             .exemplar(p)

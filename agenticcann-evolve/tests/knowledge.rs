@@ -4,15 +4,68 @@
 
 use std::path::{Path, PathBuf};
 
+use agenticcann_build::env::Env;
 use agenticcann_build::kinds;
 use agenticcann_build::spec::{Pattern, Spec};
 use agenticcann_evolve::knowledge::{
-    self, assemble, tokens, CheckOptions, Exemplar, ExemplarStatus, KnowledgeBase, Level,
-    OmitReason, Phase, StructureOnly, SKELETON_MAX_TOKENS,
+    self, assemble, tokens, CheckOptions, Exemplar, ExemplarStatus, KnowledgeBase, KnowledgeSource,
+    Level, OmitReason, Phase, StructureOnly, DIR_ENV, SKELETON_MAX_TOKENS,
 };
 
+/// The knowledge base compiled into the crate (what an installed cargo-agenticcann uses).
 fn kb() -> KnowledgeBase {
-    KnowledgeBase::load(&KnowledgeBase::default_root()).unwrap_or_else(|e| panic!("{e}"))
+    KnowledgeBase::embedded().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The repository's `knowledge/` folder.
+fn source_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../knowledge")
+}
+
+#[test]
+fn the_embedded_base_is_the_source_folder() {
+    let embedded = kb();
+    let disk = KnowledgeBase::load(&source_root()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(embedded.source, KnowledgeSource::Embedded);
+    assert_eq!(disk.source, KnowledgeSource::Dir(source_root()));
+    let digests = |kb: &KnowledgeBase| -> Vec<(String, String)> {
+        kb.chunks
+            .iter()
+            .map(|c| (c.id.clone(), c.digest.clone()))
+            .chain(
+                kb.exemplars
+                    .iter()
+                    .flat_map(|e| &e.files)
+                    .map(|f| (f.id.clone(), f.digest.clone())),
+            )
+            .collect()
+    };
+    assert!(digests(&embedded).len() > 20);
+    assert_eq!(digests(&embedded), digests(&disk));
+}
+
+#[test]
+fn the_source_is_the_option_then_the_environment_then_the_embedded_copy() {
+    let mut env = Env::process(false);
+    env.set(DIR_ENV, None);
+    assert_eq!(
+        KnowledgeSource::resolve(None, &env),
+        KnowledgeSource::Embedded
+    );
+    env.set(DIR_ENV, Some("/from/env"));
+    assert_eq!(
+        KnowledgeSource::resolve(None, &env),
+        KnowledgeSource::Dir(PathBuf::from("/from/env"))
+    );
+    assert_eq!(
+        KnowledgeSource::resolve(Some(Path::new("/from/flag")), &env),
+        KnowledgeSource::Dir(PathBuf::from("/from/flag"))
+    );
+    // A folder that is not there is a load error naming it, not the embedded copy.
+    let err = KnowledgeBase::open(&KnowledgeSource::Dir(PathBuf::from("/no/such/knowledge")))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("/no/such/knowledge is not a folder"), "{err}");
 }
 
 /// Every kind some L2 chunk names.
@@ -100,7 +153,7 @@ fn the_knowledge_base_loads_with_every_level_and_pattern() {
 fn digests_are_sha256_of_the_files() {
     let kb = kb();
     for c in &kb.chunks {
-        let bytes = std::fs::read(kb.root.join(&c.path)).unwrap();
+        let bytes = std::fs::read(source_root().join(&c.path)).unwrap();
         assert_eq!(c.digest, knowledge::chunk::sha256_hex(&bytes), "{}", c.id);
     }
     // sha256("abc"), FIPS 180-2 test vector.
@@ -336,7 +389,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn scratch_kb() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("knowledge");
-    copy_dir(&KnowledgeBase::default_root(), &root);
+    copy_dir(&source_root(), &root);
     (dir, root)
 }
 

@@ -2,20 +2,21 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::ExitCode;
 
 use agenticcann_build::spec::{check_manifest_path, ManifestReport, OpSpec};
 use anyhow::Result;
 
 use crate::cli::{CheckArgs, MessageFormat};
-use crate::report::{print_human, print_json, Diagnostic, OpResult, TensorInfo};
+use crate::exit::Status;
+use crate::messages::{emit, CheckOp, Diagnostic, TensorInfo};
+use crate::report::print_human;
 use crate::select;
 
-/// Runs `check`; the exit code is 0 when every op is valid, 1 otherwise.
+/// Runs `check`: [`Status::Ok`] when every op is valid.
 ///
 /// # Errors
 /// The workspace cannot be loaded or a selected package does not exist (exit 2).
-pub fn run(args: &CheckArgs) -> Result<ExitCode> {
+pub fn run(args: &CheckArgs) -> Result<Status> {
     let meta = select::metadata(&args.manifest)?;
     let packages = select::packages(&meta, &args.manifest, &args.workspace)?;
     let stdout = std::io::stdout();
@@ -34,7 +35,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
                 invalid += 1;
             }
             match args.message_format {
-                MessageFormat::Json => print_json(&mut out, r)?,
+                MessageFormat::Json => emit(&mut out, r)?,
                 MessageFormat::Human => print_human(&mut out, r)?,
             }
         }
@@ -47,18 +48,14 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         packages.len(),
         if packages.len() == 1 { "" } else { "s" },
     );
-    Ok(if invalid == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(Status::of(invalid == 0))
 }
 
 /// One result per op; package-level problems are repeated in every op's errors (each
 /// object stands alone), or make one `op: None` result when there is no op.
-fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
+fn results(report: &ManifestReport, seed: u64) -> Vec<CheckOp> {
     let package_errors: Vec<Diagnostic> = report.problems.iter().map(Diagnostic::from).collect();
-    let base = OpResult {
+    let base = CheckOp {
         package: report.package.clone(),
         manifest_path: report
             .manifest_path
@@ -114,7 +111,7 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
 
 /// Fills in tensors with their settings, and warns about inputs and attrs the reference
 /// never reads.
-fn describe(op: &OpSpec, r: &mut OpResult) {
+fn describe(op: &OpSpec, r: &mut CheckOp) {
     r.inputs = op
         .inputs
         .iter()
@@ -145,19 +142,16 @@ fn describe(op: &OpSpec, r: &mut OpResult) {
         .chain(op.attrs.iter().map(|a| ("attrs", &a.name)))
         .filter(|(_, n)| !read.contains(n.as_str()));
     for (table, name) in unused {
-        r.warnings.push(Diagnostic {
-            field: format!("{table}.{name}"),
-            message: format!("`{name}` is declared but the reference never reads it"),
-            line: None,
-            column: None,
-            snippet: None,
-        });
+        r.warnings.push(Diagnostic::new(
+            format!("{table}.{name}"),
+            format!("`{name}` is declared but the reference never reads it"),
+        ));
     }
 }
 
 /// Evaluates the reference on the op's smallest declared shape with seeded inputs; an
 /// evaluation error is an error, non-finite golden values a warning.
-fn evaluate_once(op: &OpSpec, seed: u64, r: &mut OpResult) {
+fn evaluate_once(op: &OpSpec, seed: u64, r: &mut CheckOp) {
     let binding = op.smallest_shape();
     r.evaluated_shape = Some(
         binding
@@ -168,13 +162,7 @@ fn evaluate_once(op: &OpSpec, seed: u64, r: &mut OpResult) {
     let inputs = match op.generate_inputs(binding, seed) {
         Ok(i) => i,
         Err(e) => {
-            r.errors.push(Diagnostic {
-                field: "shapes".into(),
-                message: e.to_string(),
-                line: None,
-                column: None,
-                snippet: None,
-            });
+            r.errors.push(Diagnostic::new("shapes", e.to_string()));
             return;
         }
     };
@@ -196,19 +184,16 @@ fn evaluate_once(op: &OpSpec, seed: u64, r: &mut OpResult) {
                 };
                 let bad = v.iter().filter(|x| !x.is_finite()).count();
                 if bad > 0 {
-                    r.warnings.push(Diagnostic {
-                        field: "reference".into(),
-                        message: format!(
+                    r.warnings.push(Diagnostic::new(
+                        "reference",
+                        format!(
                             "`{}` has {bad} non-finite value{} of {} on seeded inputs (after rounding to {}); check the op's init distributions",
                             o.name,
                             if bad == 1 { "" } else { "s" },
                             v.len(),
                             o.decl.dtype
                         ),
-                        line: None,
-                        column: None,
-                        snippet: None,
-                    });
+                    ));
                 }
             }
         }

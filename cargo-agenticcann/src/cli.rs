@@ -91,8 +91,8 @@ Exit status: 0, or 2 for usage errors (unknown op, phase or error kind; unloadab
 base or workspace).";
 
 const KNOWLEDGE_CHECK_LONG_ABOUT: &str = "\
-Load the knowledge base (default: $AGENTICCANN_KNOWLEDGE_DIR, else the source tree's \
-knowledge/) and verify: every chunk's front matter (id matching its file, level, patterns, \
+Load the knowledge base (default: $AGENTICCANN_KNOWLEDGE_DIR, else the copy of the \
+repository's knowledge/ compiled into cargo-agenticcann) and verify: every chunk's front matter (id matching its file, level, patterns, \
 error kinds known to agenticcann_build::kinds), unique ids, patterns.toml; that every prompt \
 of every pattern and phase is within its token budget (init 800, mutation 400, repair 600, \
 tuning 100, cl100k_base), counting a reserve for exemplars not written yet; that a repair \
@@ -100,15 +100,17 @@ prompt for any single error kind keeps every rule written for it; and every L5 e
 its structure (skeleton within 200 tokens, spec routing to the pattern, manifest key and \
 file digests), then, unless --structure-only, the judge (compile against the simulator, \
 verify on every declared, held-out and stress shape, profile). --record writes each accepted \
-exemplar's [verification] and [performance] records into its entry/manifest.toml.
+exemplar's [verification] and [performance] records into its entry/manifest.toml (needs a \
+folder on disk: --knowledge-dir or $AGENTICCANN_KNOWLEDGE_DIR).
 
-Exit status: 0 when everything holds, 1 otherwise, 2 when the knowledge base cannot be read.";
+Exit status: 0 when everything holds, 1 otherwise (a knowledge base that does not load \
+included), 2 for usage errors (--record without a folder on disk).";
 
 /// The knowledge folder option shared by the `knowledge` subcommands.
 #[derive(Debug, Args)]
 pub struct KnowledgeDir {
-    /// The knowledge base folder [default: $AGENTICCANN_KNOWLEDGE_DIR, else the source
-    /// tree's knowledge/].
+    /// A knowledge base folder on disk, e.g. the repository's knowledge/ while editing it
+    /// [default: $AGENTICCANN_KNOWLEDGE_DIR, else the copy compiled into this binary].
     #[arg(long, value_name = "DIR")]
     pub knowledge_dir: Option<std::path::PathBuf>,
 }

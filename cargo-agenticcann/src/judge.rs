@@ -1,24 +1,25 @@
-//! `cargo agenticcann judge`: the judge on entry folders, for people and machines.
+//! `cargo agenticcann judge`: the judge on entry folders, for people and machines
+//! ([`crate::messages::JudgeEntry`]).
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use agenticcann_build::judge::{evaluate_many, Candidate, EvalOptions};
-use agenticcann_build::store::Entry;
-use anyhow::{bail, Result};
+use agenticcann_build::store::{lock, Entry};
+use anyhow::{bail, Context, Result};
 
 use crate::cli::{JudgeArgs, MessageFormat};
-use crate::pin::lock_path_of;
+use crate::exit::Status;
+use crate::messages::{emit, JudgeEntry};
 use crate::select;
 
-/// Runs `judge`; the exit code is 0 when every candidate is accepted, 1 otherwise.
+/// Runs `judge`: [`Status::Ok`] when every candidate is accepted.
 ///
 /// # Errors
 /// The manifest cannot be read or has no op of that name; the judge cannot run (exit 2).
-pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
+pub fn run(args: &JudgeArgs) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
-    let op = select::op_of(&spec, &manifest, &args.op)?;
+    let op = spec.require_op(&args.op)?;
     if args.lock && args.dirs.len() != 1 {
         bail!(
             "--lock pins one entry, but {} folders were given",
@@ -27,7 +28,7 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
     }
     // A lock that cannot be updated stops the run before the judge does any work.
     if args.lock {
-        crate::pin::check(&manifest)?;
+        lock::check_pinnable(&manifest).context("cannot update the lock")?;
     }
     let mut options = EvalOptions {
         seed: args.seed,
@@ -64,21 +65,21 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
                 Err(e) => return Err(anyhow::Error::new(e).context("the judge cannot run")),
             },
         };
-        match (&result, args.message_format) {
-            (Ok(ev), MessageFormat::Human) => {
-                writeln!(out, "{dir_text}:")?;
-                write!(out, "{}", ev.render())?;
-            }
-            (Err(e), MessageFormat::Human) => writeln!(out, "{dir_text}: error: {e}")?,
-            (Ok(ev), MessageFormat::Json) => writeln!(
-                out,
-                "{}",
-                serde_json::json!({ "dir": dir_text, "evaluation": ev })
-            )?,
-            (Err(e), MessageFormat::Json) => writeln!(
-                out,
-                "{}",
-                serde_json::json!({ "dir": dir_text, "error": e })
+        match args.message_format {
+            MessageFormat::Human => match &result {
+                Ok(ev) => {
+                    writeln!(out, "{dir_text}:")?;
+                    write!(out, "{}", ev.render())?;
+                }
+                Err(e) => writeln!(out, "{dir_text}: error: {e}")?,
+            },
+            MessageFormat::Json => emit(
+                &mut out,
+                &JudgeEntry {
+                    dir: dir_text,
+                    evaluation: result.as_ref().ok(),
+                    error: result.as_ref().err().cloned(),
+                },
             )?,
         }
         if result.as_ref().is_ok_and(|ev| ev.accepted()) {
@@ -99,18 +100,36 @@ pub fn run(args: &JudgeArgs) -> Result<ExitCode> {
         n - accepted
     );
     if let Some(entry) = pinned {
-        crate::pin::warn_outside_store(&manifest, &spec.kernels, &entry.dir);
-        let lock = crate::pin::pin(&manifest, &op.name, op.key(), entry.manifest_digest)?;
+        warn_outside_store(&manifest, &spec.kernels, &entry.dir);
+        let lock = lock::pin(&manifest, &op.name, op.key(), entry.manifest_digest)
+            .context("cannot update the lock")?;
         eprintln!("pinned `{}` in {}", op.name, lock.display());
     } else if args.lock {
         eprintln!(
             "not accepted: {} left unchanged",
-            lock_path_of(&manifest).display()
+            lock::lock_path_of(&manifest).display()
         );
     }
-    Ok(if accepted == n {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(Status::of(accepted == n))
+}
+
+/// Prints a warning when the pinned `entry` is not in the crate's kernels folder, where the
+/// build looks first ([`lock::in_crate_kernels`]).
+pub fn warn_outside_store(
+    manifest: &std::path::Path,
+    kernels: &std::path::Path,
+    entry: &std::path::Path,
+) {
+    if !lock::in_crate_kernels(manifest, kernels, entry) {
+        let store = manifest
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."))
+            .join(kernels);
+        eprintln!(
+            "warning: {} is not in the crate's kernels folder {}; the build looks there, in the \
+             user cache and in the remote, so it will not find this entry unless you copy it there",
+            entry.display(),
+            store.display()
+        );
+    }
 }

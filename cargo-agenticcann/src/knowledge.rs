@@ -1,98 +1,33 @@
 //! `cargo agenticcann knowledge show|check`: a thin face over
-//! [`agenticcann_evolve::knowledge`].
+//! [`agenticcann_evolve::knowledge`]; JSON: [`crate::messages::KnowledgeShow`],
+//! [`crate::messages::KnowledgeCheck`], [`crate::messages::KnowledgeLoadFailed`].
 //!
-//! JSON of `show` (one object): `op` (null with --pattern), `package`, `manifest_path`,
-//! `pattern`, `routing` {`rule`, `reason`} (null with --pattern), `phase`, `tokenizer`,
-//! `tokens`, `worst_case_tokens`, `budget`, `text`, `chunks` [{`id`, `level`, `digest`,
-//! `tokens`}], `omitted` [{`id`, `reason`}], `unmatched_kinds`.
-//!
-//! `check` judges every exemplar ([`JudgeExemplar`]) unless `--structure-only`; `--record`
-//! writes the records of accepted ones into their manifests.
-//!
-//! JSON of `check` (one object): `ok`, `root`, `chunks_per_level`, `budgets` [{`pattern`,
-//! `phase`, `tokens`, `worst_case`, `budget`, `ok`, `over_budget`}], `truncated_repairs`
-//! [{`kind`, `pattern`, `dropped`}], `uncovered_kinds`, `exemplars` [{`pattern`, `status`,
-//! `detail`}], or on a load failure `ok: false` and `problems` [{`path`, `message`}].
+//! The knowledge base is the one compiled into `agenticcann-evolve`, unless
+//! `--knowledge-dir` or `$AGENTICCANN_KNOWLEDGE_DIR` names a folder on disk
+//! ([`KnowledgeSource::resolve`]). `check` judges every exemplar ([`JudgeExemplar`]) unless
+//! `--structure-only`; `--record` ([`RecordExemplar`]) writes the records of accepted ones
+//! into their manifests, which needs a folder on disk.
 
 use std::io::Write;
-use std::process::ExitCode;
 
-use agenticcann_build::spec::{check_manifest_path, OpSpec, Pattern};
+use agenticcann_build::env::Env;
+use agenticcann_build::spec::Pattern;
 use agenticcann_evolve::knowledge::{
-    self, CheckOptions, Exemplar, ExemplarJudge, ExemplarStatus, JudgeExemplar, KnowledgeBase,
-    OmitReason, Phase, Prompt, Routing, StructureOnly,
+    self, CheckOptions, ExemplarStatus, JudgeExemplar, KnowledgeBase, KnowledgeSource, OmitReason,
+    Phase, Prompt, RecordExemplar, Routing, StructureOnly,
 };
 use anyhow::{anyhow, bail, Context, Result};
-use serde_json::{json, Value};
 
 use crate::cli::{KnowledgeCheckArgs, KnowledgeDir, KnowledgeShowArgs, MessageFormat};
+use crate::exit::Status;
+use crate::messages::{
+    emit, BudgetInfo, ChunkInfo, ExemplarInfo, KnowledgeCheck, KnowledgeLoadFailed,
+    KnowledgeProblem, KnowledgeShow, OmittedInfo, RoutingInfo, TruncatedRepair,
+};
 use crate::select;
 
-fn load(dir: &KnowledgeDir) -> Result<KnowledgeBase> {
-    let root = dir
-        .knowledge_dir
-        .clone()
-        .unwrap_or_else(KnowledgeBase::default_root);
-    KnowledgeBase::load(&root).map_err(|e| anyhow!("{e}"))
-}
-
-/// The op named `name` in the workspace of `args`: (package, manifest path, op).
-fn find_op(args: &KnowledgeShowArgs, name: &str) -> Result<(String, String, OpSpec)> {
-    let meta = select::metadata(&args.manifest)?;
-    let members: Vec<_> = meta
-        .packages
-        .iter()
-        .filter(|p| meta.workspace_members.contains(&p.id))
-        .filter(|p| args.package.as_deref().is_none_or(|n| p.name.as_str() == n))
-        .collect();
-    if let Some(n) = &args.package {
-        if members.is_empty() {
-            bail!("package `{n}` not found in the workspace");
-        }
-    }
-    let mut found = Vec::new();
-    let mut all_ops = Vec::new();
-    for p in members {
-        let report = check_manifest_path(p.manifest_path.as_std_path());
-        for o in report.ops {
-            all_ops.push(o.name.clone());
-            if o.name == name {
-                match o.result {
-                    Ok(op) => found.push((p.name.to_string(), p.manifest_path.to_string(), op)),
-                    Err(problems) => {
-                        let lines: Vec<String> =
-                            problems.iter().map(|p| format!("  {p}")).collect();
-                        bail!(
-                            "op `{name}` of package `{}` is invalid:\n{}",
-                            p.name,
-                            lines.join("\n")
-                        );
-                    }
-                }
-            }
-        }
-    }
-    match found.len() {
-        1 => Ok(found.pop().expect("one")),
-        0 => {
-            all_ops.sort();
-            bail!(
-                "no op `{name}` in the selected packages (ops: {})",
-                if all_ops.is_empty() {
-                    "none".to_string()
-                } else {
-                    all_ops.join(", ")
-                }
-            )
-        }
-        _ => {
-            let pkgs: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
-            bail!(
-                "op `{name}` is declared by several packages ({}); choose one with -p",
-                pkgs.join(", ")
-            )
-        }
-    }
+fn source(dir: &KnowledgeDir) -> KnowledgeSource {
+    KnowledgeSource::resolve(dir.knowledge_dir.as_deref(), &Env::process(false))
 }
 
 /// Runs `knowledge show`.
@@ -100,12 +35,13 @@ fn find_op(args: &KnowledgeShowArgs, name: &str) -> Result<(String, String, OpSp
 /// # Errors
 /// Unknown phase, pattern, op or error kind; an unloadable knowledge base or workspace
 /// (exit 2).
-pub fn show(args: &KnowledgeShowArgs) -> Result<ExitCode> {
+pub fn show(args: &KnowledgeShowArgs) -> Result<Status> {
     let phase: Phase = args.phase.parse()?;
     let (op_info, pattern, routing): (Option<(String, String, String)>, Pattern, Option<Routing>) =
         match (&args.op, &args.pattern) {
             (Some(name), _) => {
-                let (package, manifest, op) = find_op(args, name)?;
+                let (package, manifest, op) =
+                    select::find_op(&args.manifest, args.package.as_deref(), name)?;
                 let routing = knowledge::explain(&op);
                 (
                     Some((op.name.clone(), package, manifest)),
@@ -116,33 +52,50 @@ pub fn show(args: &KnowledgeShowArgs) -> Result<ExitCode> {
             (None, Some(p)) => (None, p.parse()?, None),
             (None, None) => bail!("give --op NAME or --pattern PATTERN"),
         };
-    let kb = load(&args.dir)?;
+    let kb = KnowledgeBase::open(&source(&args.dir)).map_err(|e| anyhow!("{e}"))?;
     let errors: Vec<&str> = args.errors.iter().map(String::as_str).collect();
     let prompt = knowledge::assemble(&kb, phase, pattern, &errors)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.message_format {
-        MessageFormat::Json => {
-            let v = json!({
-                "op": op_info.as_ref().map(|o| &o.0),
-                "package": op_info.as_ref().map(|o| &o.1),
-                "manifest_path": op_info.as_ref().map(|o| &o.2),
-                "pattern": pattern.as_str(),
-                "routing": routing.as_ref().map(|r| json!({"rule": format!("{:?}", r.rule), "reason": r.reason})),
-                "phase": phase.as_str(),
-                "tokenizer": knowledge::tokens::TOKENIZER,
-                "tokens": prompt.tokens,
-                "worst_case_tokens": prompt.worst_case_tokens(),
-                "budget": prompt.budget,
-                "text": prompt.text,
-                "chunks": prompt.chunks.iter().map(|c| json!({
-                    "id": c.id, "level": c.level.to_string(), "digest": c.digest, "tokens": c.tokens,
-                })).collect::<Vec<_>>(),
-                "omitted": prompt.omitted.iter().map(|o| json!({"id": o.id, "reason": reason(o.reason)})).collect::<Vec<_>>(),
-                "unmatched_kinds": prompt.unmatched_kinds,
-            });
-            writeln!(out, "{v}")?;
-        }
+        MessageFormat::Json => emit(
+            &mut out,
+            &KnowledgeShow {
+                op: op_info.as_ref().map(|o| o.0.clone()),
+                package: op_info.as_ref().map(|o| o.1.clone()),
+                manifest_path: op_info.as_ref().map(|o| o.2.clone()),
+                pattern: pattern.as_str().to_string(),
+                routing: routing.as_ref().map(|r| RoutingInfo {
+                    rule: format!("{:?}", r.rule),
+                    reason: r.reason.clone(),
+                }),
+                phase: phase.as_str().to_string(),
+                tokenizer: knowledge::tokens::TOKENIZER.to_string(),
+                tokens: prompt.tokens,
+                worst_case_tokens: prompt.worst_case_tokens(),
+                budget: prompt.budget,
+                text: prompt.text.clone(),
+                chunks: prompt
+                    .chunks
+                    .iter()
+                    .map(|c| ChunkInfo {
+                        id: c.id.clone(),
+                        level: c.level.to_string(),
+                        digest: c.digest.clone(),
+                        tokens: c.tokens,
+                    })
+                    .collect(),
+                omitted: prompt
+                    .omitted
+                    .iter()
+                    .map(|o| OmittedInfo {
+                        id: o.id.clone(),
+                        reason: reason(o.reason).to_string(),
+                    })
+                    .collect(),
+                unmatched_kinds: prompt.unmatched_kinds.clone(),
+            },
+        )?,
         MessageFormat::Human => {
             writeln!(out, "{}", prompt.text)?;
             writeln!(out, "\n--- accounting ---")?;
@@ -156,7 +109,7 @@ pub fn show(args: &KnowledgeShowArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Status::Ok)
 }
 
 fn reason(r: OmitReason) -> &'static str {
@@ -207,78 +160,115 @@ fn print_accounting(out: &mut impl Write, p: &Prompt) -> Result<()> {
     Ok(())
 }
 
-/// Runs `knowledge check`; exit 0 when everything holds, 1 otherwise.
+/// Runs `knowledge check`: [`Status::Ok`] when everything holds (an unloadable knowledge
+/// base is reported and rejected).
 ///
 /// # Errors
-/// Only I/O errors on stdout; an unloadable knowledge base is reported and exits 1.
-pub fn check(args: &KnowledgeCheckArgs) -> Result<ExitCode> {
-    let root = args
-        .dir
-        .knowledge_dir
-        .clone()
-        .unwrap_or_else(KnowledgeBase::default_root);
+/// `--record` without a knowledge folder on disk; I/O errors on stdout.
+pub fn check(args: &KnowledgeCheckArgs) -> Result<Status> {
+    let source = source(&args.dir);
+    let record_root = match (&source, args.record) {
+        (_, false) => None,
+        (KnowledgeSource::Dir(d), true) => Some(d.clone()),
+        (KnowledgeSource::Embedded, true) => bail!(
+            "--record writes into the knowledge folder: give it with --knowledge-dir DIR \
+             (the embedded knowledge base is read-only)"
+        ),
+    };
+    let root = source.to_string();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let kb = match KnowledgeBase::load(&root) {
+    let kb = match KnowledgeBase::open(&source) {
         Ok(kb) => kb,
         Err(e) => {
             match args.message_format {
-                MessageFormat::Json => {
-                    let problems: Vec<Value> = e
-                        .problems
-                        .iter()
-                        .map(
-                            |p| json!({"path": p.path.display().to_string(), "message": p.message}),
-                        )
-                        .collect();
-                    writeln!(
-                        out,
-                        "{}",
-                        json!({"ok": false, "root": root.display().to_string(), "problems": problems})
-                    )?;
-                }
+                MessageFormat::Json => emit(
+                    &mut out,
+                    &KnowledgeLoadFailed {
+                        ok: false,
+                        root,
+                        problems: e
+                            .problems
+                            .iter()
+                            .map(|p| KnowledgeProblem {
+                                path: p.path.display().to_string(),
+                                message: p.message.clone(),
+                            })
+                            .collect(),
+                    },
+                )?,
                 MessageFormat::Human => writeln!(out, "{e}")?,
             }
-            return Ok(ExitCode::from(1));
+            return Ok(Status::Rejected);
         }
     };
     let options = CheckOptions {
         require_exemplars: args.require_exemplars,
     };
-    let report = if args.structure_only {
-        knowledge::check(&kb, &StructureOnly, options)
-    } else {
-        let judge = Recording {
-            judge: JudgeExemplar::default(),
-            root: args.record.then(|| root.clone()),
-        };
-        knowledge::check(&kb, &judge, options)
+    let report = match (args.structure_only, record_root) {
+        (true, _) => knowledge::check(&kb, &StructureOnly, options),
+        (false, None) => knowledge::check(&kb, &JudgeExemplar::default(), options),
+        (false, Some(root)) => knowledge::check(
+            &kb,
+            &RecordExemplar {
+                judge: JudgeExemplar::default(),
+                root,
+            },
+            options,
+        ),
     };
     match args.message_format {
-        MessageFormat::Json => {
-            let v = json!({
-                "ok": report.is_ok(),
-                "root": root.display().to_string(),
-                "chunks_per_level": report.chunks_per_level,
-                "budgets": report.budgets.iter().map(|b| json!({
-                    "pattern": b.pattern.as_str(), "phase": b.phase.as_str(), "tokens": b.tokens,
-                    "worst_case": b.worst_case, "budget": b.budget, "ok": b.ok(), "over_budget": b.over_budget,
-                })).collect::<Vec<_>>(),
-                "truncated_repairs": report.truncated_repairs.iter().map(|(k, p, d)| json!({
-                    "kind": k, "pattern": p.as_str(), "dropped": d,
-                })).collect::<Vec<_>>(),
-                "uncovered_kinds": report.uncovered_kinds,
-                "exemplars": report.exemplars.iter().map(|(p, s)| {
-                    let (status, detail) = match s {
-                        ExemplarStatus::Missing => ("missing", None),
-                        ExemplarStatus::Verified(d) => ("verified", Some(d)),
-                        ExemplarStatus::Failed(d) => ("failed", Some(d)),
-                    };
-                    json!({"pattern": p.as_str(), "status": status, "detail": detail})
-                }).collect::<Vec<_>>(),
-            });
-            writeln!(out, "{v}")?;
-        }
+        MessageFormat::Json => emit(
+            &mut out,
+            &KnowledgeCheck {
+                ok: report.is_ok(),
+                root: root.clone(),
+                chunks_per_level: report.chunks_per_level.to_vec(),
+                budgets: report
+                    .budgets
+                    .iter()
+                    .map(|b| BudgetInfo {
+                        pattern: b.pattern.as_str().to_string(),
+                        phase: b.phase.as_str().to_string(),
+                        tokens: b.tokens,
+                        worst_case: b.worst_case,
+                        budget: b.budget,
+                        ok: b.ok(),
+                        over_budget: b.over_budget.clone(),
+                    })
+                    .collect(),
+                truncated_repairs: report
+                    .truncated_repairs
+                    .iter()
+                    .map(|(k, p, d)| TruncatedRepair {
+                        kind: k.to_string(),
+                        pattern: p.as_str().to_string(),
+                        dropped: d.clone(),
+                    })
+                    .collect(),
+                uncovered_kinds: report
+                    .uncovered_kinds
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect(),
+                exemplars: report
+                    .exemplars
+                    .iter()
+                    .map(|(p, s)| {
+                        let (status, detail) = match s {
+                            ExemplarStatus::Missing => ("missing", None),
+                            ExemplarStatus::Verified(d) => ("verified", Some(d.clone())),
+                            ExemplarStatus::Failed(d) => ("failed", Some(d.clone())),
+                        };
+                        ExemplarInfo {
+                            pattern: p.as_str().to_string(),
+                            status: status.to_string(),
+                            detail,
+                        }
+                    })
+                    .collect(),
+            },
+        )?,
         MessageFormat::Human => {
             let levels: Vec<String> = report
                 .chunks_per_level
@@ -289,7 +279,7 @@ pub fn check(args: &KnowledgeCheckArgs) -> Result<ExitCode> {
             writeln!(
                 out,
                 "knowledge base {}: {} chunks ({})",
-                root.display(),
+                root,
                 kb.chunks.len(),
                 levels.join(", ")
             )?;
@@ -361,42 +351,5 @@ pub fn check(args: &KnowledgeCheckArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if report.is_ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// The judge for `knowledge check`, writing the records of accepted exemplars into their
-/// manifests when `root` is set (`--record`).
-struct Recording {
-    judge: JudgeExemplar,
-    root: Option<std::path::PathBuf>,
-}
-
-impl ExemplarJudge for Recording {
-    fn judge(&self, exemplar: &Exemplar) -> std::result::Result<String, String> {
-        let ev = self
-            .judge
-            .evaluate(exemplar)
-            .map_err(|e| format!("{e} (--structure-only checks the structure alone)"))?;
-        let summary = JudgeExemplar::summary(&ev)?;
-        let Some(root) = &self.root else {
-            return Ok(summary);
-        };
-        let path = root.join(&exemplar.dir).join("entry/manifest.toml");
-        let text = exemplar
-            .file("manifest")
-            .map(|f| f.text.as_str())
-            .ok_or("no manifest")?;
-        let mut manifest =
-            agenticcann_build::store::Manifest::from_toml_str(text, &path.display().to_string())
-                .map_err(|e| e.to_string())?;
-        manifest.verification = ev.verification_record();
-        manifest.performance = ev.performance_record();
-        agenticcann_build::store::write_file_atomic(&path, manifest.to_toml_string().as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(format!("{summary} (records written to {})", path.display()))
-    }
+    Ok(Status::of(report.is_ok()))
 }

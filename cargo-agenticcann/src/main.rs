@@ -1,28 +1,41 @@
-//! `cargo agenticcann`: the command-line face of agenticcann.
+//! `cargo agenticcann`: the command-line face of agenticcann, a thin layer over
+//! `agenticcann_build` and `agenticcann_evolve` (parsing, printing, exit statuses).
 //!
 //! Cargo runs `cargo-agenticcann agenticcann <subcommand> …` for `cargo agenticcann
 //! <subcommand> …`. Subcommands:
 //!
 //! - `check`: validate every operator spec of the selected packages, evaluate each reference
 //!   once on its smallest declared shape, and print per op its package, name, pattern and
-//!   content key (see [`check`] for the JSON schema).
+//!   content key.
 //! - `knowledge show`: the prompt the knowledge base assembles for an op and a phase, with
 //!   its token count and the chunks (ids, digests) used; `knowledge check`: validate the
-//!   knowledge base, its token budgets and, through the judge, its L5 exemplars (see
-//!   [`knowledge`]).
+//!   knowledge base, its token budgets and, through the judge, its L5 exemplars.
 //! - `judge`: run the judge (`agenticcann_build::judge`) on entry folders of one op and print
-//!   each evaluation (see [`judge`]).
+//!   each evaluation.
 //! - `synth`: the offline proposer's kernel (or the eager baseline) for an op, judged, with
-//!   its cost-model times and the ratio vs eager; `--out DIR` writes the entry (see [`synth`]).
+//!   its cost-model times and the ratio vs eager; `--out DIR` writes the entry.
 //!
-//! Exit status: 0 when every spec is valid, 1 when any is invalid, 2 for usage errors and
-//! workspaces that cannot be loaded (`cargo metadata` failed, unknown `-p` package).
+//! With `--message-format json` each prints the serde types of [`messages`] (the JSON
+//! schema). Exit statuses ([`exit`]): 0 ok, 1 rejected/invalid/infeasible, 2 usage errors or
+//! a judge that cannot run, 3 LLM/network unavailable (reserved for `evolve`).
+//!
+//! # Adding a subcommand
+//!
+//! 1. `cli.rs`: a variant of [`cli::Command`] with its `Args` struct (reuse
+//!    [`cli::MessageFormat`] for `--message-format`).
+//! 2. `messages.rs`: the `Serialize` type of each JSON message it prints.
+//! 3. `<name>.rs`: `pub fn run(args: &Args) -> anyhow::Result<exit::Status>`, calling the
+//!    libraries and printing with [`messages::emit`] (JSON) or lines for people; return
+//!    `Status::of(accepted)`, an error for usage problems (exit 2), or an
+//!    [`exit::Unavailable`] error for an unreachable LLM or network (exit 3).
+//! 4. `main.rs`: `mod <name>;` and one arm in `main`'s match.
 
 mod check;
 mod cli;
+mod exit;
 mod judge;
 mod knowledge;
-mod pin;
+mod messages;
 mod report;
 mod select;
 mod synth;
@@ -30,9 +43,6 @@ mod synth;
 use std::process::ExitCode;
 
 use clap::Parser;
-
-/// Exit status for a usage error or an unloadable workspace.
-pub const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli::Cargo::Agenticcann(args) = cli::Cargo::parse();
@@ -44,17 +54,17 @@ fn main() -> ExitCode {
         cli::Command::Synth(a) => synth::run(&a),
     };
     match result {
-        Ok(code) => code,
+        Ok(status) => status.into(),
         // A closed stdout (`| head`) is not an error worth reporting.
         Err(e)
             if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
-            ExitCode::SUCCESS
+            ExitCode::from(exit::OK)
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_USAGE)
+            ExitCode::from(exit::of_error(&e))
         }
     }
 }

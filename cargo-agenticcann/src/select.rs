@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agenticcann_build::spec::{OpSpec, Spec};
+use agenticcann_build::spec::{check_manifest_path, OpSpec, Spec};
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Metadata, Package};
 
@@ -113,17 +113,70 @@ pub fn spec_of(manifest: &clap_cargo::Manifest) -> Result<(PathBuf, Spec)> {
     Ok((path, spec))
 }
 
-/// Op `name` of `spec` (read from `manifest`).
+/// The op named `name` among the workspace members of `manifest` (only package `package`
+/// when given): (package, manifest path, op).
 ///
 /// # Errors
-/// No such op: the message lists the ops the manifest declares.
-pub fn op_of<'a>(spec: &'a Spec, manifest: &Path, name: &str) -> Result<&'a OpSpec> {
-    spec.op(name).with_context(|| {
-        let names: Vec<&str> = spec.ops.iter().map(|o| o.name.as_str()).collect();
-        format!(
-            "no op `{name}` in {} (ops: {})",
-            manifest.display(),
-            names.join(", ")
-        )
-    })
+/// The workspace cannot be loaded; no such package; no such op (the message lists the ops
+/// there are), an invalid one, or one declared by several packages.
+pub fn find_op(
+    manifest: &clap_cargo::Manifest,
+    package: Option<&str>,
+    name: &str,
+) -> Result<(String, String, OpSpec)> {
+    let meta = metadata(manifest)?;
+    let members: Vec<_> = meta
+        .packages
+        .iter()
+        .filter(|p| meta.workspace_members.contains(&p.id))
+        .filter(|p| package.is_none_or(|n| p.name.as_str() == n))
+        .collect();
+    if let Some(n) = package {
+        if members.is_empty() {
+            bail!("package `{n}` not found in the workspace");
+        }
+    }
+    let mut found = Vec::new();
+    let mut all_ops = Vec::new();
+    for p in members {
+        let report = check_manifest_path(p.manifest_path.as_std_path());
+        for o in report.ops {
+            all_ops.push(o.name.clone());
+            if o.name == name {
+                match o.result {
+                    Ok(op) => found.push((p.name.to_string(), p.manifest_path.to_string(), op)),
+                    Err(problems) => {
+                        let lines: Vec<String> =
+                            problems.iter().map(|p| format!("  {p}")).collect();
+                        bail!(
+                            "op `{name}` of package `{}` is invalid:\n{}",
+                            p.name,
+                            lines.join("\n")
+                        );
+                    }
+                }
+            }
+        }
+    }
+    match found.len() {
+        1 => Ok(found.pop().expect("one")),
+        0 => {
+            all_ops.sort();
+            bail!(
+                "no op `{name}` in the selected packages (ops: {})",
+                if all_ops.is_empty() {
+                    "none".to_string()
+                } else {
+                    all_ops.join(", ")
+                }
+            )
+        }
+        _ => {
+            let pkgs: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+            bail!(
+                "op `{name}` is declared by several packages ({}); choose one with -p",
+                pkgs.join(", ")
+            )
+        }
+    }
 }

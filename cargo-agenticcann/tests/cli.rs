@@ -7,6 +7,20 @@ use serde_json::Value;
 use snapbox::cmd::{cargo_bin, Command};
 use snapbox::str;
 
+mod common;
+
+/// Fields of `check` messages whose values the snapshots keep.
+const CHECK_KEEP: [&str; 8] = [
+    "package",
+    "op",
+    "ok",
+    "pattern",
+    "pattern_guessed",
+    "soc",
+    "arch",
+    "field",
+];
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures")
@@ -105,6 +119,10 @@ fn valid_crate_json_output() {
         by_op(&objects, "relu_mask")["evaluated_shape"],
         serde_json::json!({})
     );
+    snapbox::assert_data_eq!(
+        common::structure(ln, &CHECK_KEEP),
+        snapbox::file!["snapshots/check_valid_op.json": Text]
+    );
 }
 
 #[test]
@@ -115,6 +133,10 @@ fn invalid_crate_reports_each_class_with_field_and_reason() {
     let good = by_op(&objects, "good");
     assert_eq!(good["ok"], true);
     assert_eq!(good["key"].as_str().unwrap().len(), 64);
+    snapbox::assert_data_eq!(
+        common::structure(by_op(&objects, "unknown_dtype"), &CHECK_KEEP),
+        snapbox::file!["snapshots/check_invalid_op.json": Text]
+    );
     let expect = [
         ("unknown_dtype", "inputs.x", "unknown dtype `f61`"),
         ("undefined_name", "reference", "undefined name `z`"),

@@ -4,9 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use agenticcann_build::spec::Spec;
-use agenticcann_build::store::{write_entry, Digest, Manifest, Proposer, Provenance, TilingField};
+use agenticcann_build::store::{
+    install_entry, Digest, Manifest, Proposer, Provenance, TilingField,
+};
 use serde_json::Value;
 use snapbox::cmd::{cargo_bin, Command};
+
+mod common;
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../agenticcann-build/tests/judge")
@@ -44,7 +48,7 @@ fn setup(name: &str, cases: &[&str]) -> (PathBuf, Vec<PathBuf>) {
             Provenance::new(Proposer::Hand),
         );
         let store = root.join("entries").join(case.replace('/', "_"));
-        let e = write_entry(
+        let e = install_entry(
             &store,
             &m.to_toml_string(),
             &[("kernel.cpp", &kernel), ("tiling.cpp", &tiling)],
@@ -107,6 +111,14 @@ fn json_reports_every_dir_in_order_and_exits_1_unless_all_accepted() {
     assert!(
         stderr.contains("judged 3 candidates for `add_f16`: 1 accepted, 2 not"),
         "{stderr}"
+    );
+    snapbox::assert_data_eq!(
+        common::structure(&objs[0], &["outcome", "kind", "status"]),
+        snapbox::file!["snapshots/judge_entry.json": Text]
+    );
+    snapbox::assert_data_eq!(
+        common::structure(&objs[2], &[]),
+        snapbox::file!["snapshots/judge_entry_error.json": Text]
     );
 }
 

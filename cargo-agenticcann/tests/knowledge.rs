@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use snapbox::cmd::{cargo_bin, Command};
 
+mod common;
+
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
@@ -66,6 +68,11 @@ fn knowledge_check_passes_and_prints_the_budget_table() {
     ]));
     assert_eq!(code, 0);
     assert_eq!(v["ok"], true);
+    assert_eq!(v["root"], "(embedded knowledge/)");
+    snapbox::assert_data_eq!(
+        common::structure(&v, &["ok", "root", "pattern", "phase", "status"]),
+        snapbox::file!["snapshots/knowledge_check.json": Text]
+    );
     let budgets = v["budgets"].as_array().unwrap();
     assert_eq!(budgets.len(), 24);
     for b in budgets {
@@ -148,6 +155,36 @@ fn knowledge_check_reports_a_broken_knowledge_base() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout.contains("L0: missing folder"), "{stdout}");
     assert!(stdout.contains("patterns.toml: [softmax]"), "{stdout}");
+    let kdir = dir.path().to_str().unwrap();
+    let (code, v) = json_of(agenticcann(&[
+        "knowledge",
+        "check",
+        "--knowledge-dir",
+        kdir,
+        "--message-format",
+        "json",
+    ]));
+    assert_eq!(code, 1);
+    assert_eq!(v["root"], kdir);
+    assert!(v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["path"] == "L0" && p["message"] == "missing folder"));
+    snapbox::assert_data_eq!(
+        common::structure(&v, &["ok"]),
+        snapbox::file!["snapshots/knowledge_load_failed.json": Text]
+    );
+}
+
+#[test]
+fn record_needs_a_knowledge_folder_on_disk() {
+    let out = agenticcann(&["knowledge", "check", "--record"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--knowledge-dir"), "{stderr}");
 }
 
 #[test]
@@ -212,6 +249,13 @@ fn knowledge_show_for_an_op_of_the_suite() {
     assert_eq!(chunks.last().unwrap()["id"], "L5.normalization");
     assert!(v["tokens"].as_u64().unwrap() <= v["budget"].as_u64().unwrap());
     assert!(v["text"].as_str().unwrap().starts_with("# Rules\n"));
+    snapbox::assert_data_eq!(
+        common::structure(
+            &v,
+            &["op", "package", "pattern", "rule", "phase", "tokenizer"]
+        ),
+        snapbox::file!["snapshots/knowledge_show.json": Text]
+    );
 }
 
 #[test]

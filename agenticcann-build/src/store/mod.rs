@@ -8,10 +8,13 @@
 //!    `$AGENTICCANN_OFFLINE` is set; a fetched entry is verified, then written into the user
 //!    cache atomically so the next build finds it there.
 //!
-//! - [`Entry`]: one verified entry on disk ([`Entry::load`]); [`write_entry`] installs one
-//!   atomically (temporary folder + rename).
+//! - [`Entry`]: one verified entry on disk ([`Entry::load`]); [`write_entry`] installs a
+//!   [`Draft`] (op, candidate, provenance, evaluation) atomically (temporary folder + rename),
+//!   [`replace_entry`] replaces one through a staged copy; [`install_entry`] does the same
+//!   for a manifest text and its files (entries fetched from a remote).
 //! - [`Manifest`]: `manifest.toml`, typed.
-//! - [`Lock`]: `agenticcann.lock`, read and written atomically.
+//! - [`Lock`]: `agenticcann.lock`, read and written atomically; [`lock::pin`] pins an
+//!   accepted entry in a crate's lock.
 //! - [`Remote`]: the HTTP client.
 //! - [`Store`]: the three roots and [`Store::lookup`].
 //!
@@ -19,9 +22,10 @@
 //! ([`StoreError::DigestMismatch`]), never a silent rebuild or re-fetch.
 
 mod digest;
+mod draft;
 mod entry;
 mod error;
-mod lock;
+pub mod lock;
 mod manifest;
 pub mod remote;
 
@@ -29,7 +33,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use digest::{Digest, DigestParseError};
-pub use entry::{replace_entry, write_entry, Entry};
+pub use draft::{replace_entry, write_entry, Draft};
+pub use entry::{install_entry, reinstall_entry, Entry};
 pub use error::{LockMismatch, StoreError};
 pub use lock::{lock_path, write_file_atomic, Lock, LockedOp, StaleOp, LOCK_FILE, LOCK_VERSION};
 pub use manifest::{
@@ -191,7 +196,7 @@ impl Store {
             .iter()
             .map(|(n, b)| (n.as_str(), b.as_slice()))
             .collect();
-        let entry = write_entry(&self.user_cache, &fetched.manifest_text, &files)?;
+        let entry = install_entry(&self.user_cache, &fetched.manifest_text, &files)?;
         Ok(Some(Found {
             entry,
             source: Source::Remote(remote.url().to_string()),

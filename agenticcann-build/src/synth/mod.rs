@@ -3,13 +3,15 @@
 //! No LLM, no network.
 //!
 //! ```no_run
-//! use agenticcann_build::synth::{propose, synthesize, write_entry, SynthOptions};
+//! use agenticcann_build::synth::{propose, synthesize, SynthOptions};
 //! use agenticcann_build::judge::EvalOptions;
+//! use agenticcann_build::store;
 //! # fn demo(op: &agenticcann_build::spec::OpSpec) -> Result<(), Box<dyn std::error::Error>> {
 //! let candidate = propose(op, &SynthOptions::default())?;          // sources only
 //! let s = synthesize(op, &SynthOptions::default(), &EvalOptions::default())?; // + judge
 //! assert!(s.evaluation.accepted());
-//! let entry = write_entry(std::path::Path::new("kernels"), op, &s.candidate, Some(&s.evaluation))?;
+//! // Provenance `offline`, the judge's records; `store::Draft` for any other proposer.
+//! let entry = store::write_entry(std::path::Path::new("kernels"), &s.draft(op))?;
 //! # Ok(()) }
 //! ```
 //!
@@ -35,19 +37,20 @@
 //!
 //! [`eager`] decomposes any spec into one kernel per primitive operation of the reference,
 //! each reading and writing GM as an eager framework runs a composite op; its summed
-//! cost-model time is the "vs eager" baseline.
+//! cost-model time is the "vs eager" baseline ([`eager_time`]; [`eager_baseline`] keeps every
+//! kernel's evaluation too).
 
 mod eager;
 mod emit;
 mod lower;
 
-use std::path::Path;
+use std::collections::BTreeMap;
 
 pub use eager::{eager, eager_time, EagerKernel, EagerTime};
 
-use crate::judge::{evaluate, Candidate, EvalOptions, Evaluation, JudgeError};
+use crate::judge::{evaluate, Candidate, EvalOptions, Evaluation, JudgeError, ShapeOrigin};
 use crate::spec::OpSpec;
-use crate::store::{Digest, Entry, Manifest, Proposer, Provenance, StoreError};
+use crate::store::{Draft, Proposer, Provenance, StoreError};
 
 /// Tunable tiling parameters of a proposed kernel (the tiling function's constants).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,66 +178,88 @@ pub fn synthesize(
     })
 }
 
-/// Writes `candidate` as the store entry of `op` under `root` (`root/<key>/`), with
-/// provenance `offline` and, when given an accepted evaluation, its verification and
-/// performance records. An entry already in place for the key is kept and returned.
-///
-/// # Errors
-/// [`SynthError::Store`] for file-system failures or a corrupt entry already in place.
-pub fn write_entry(
-    root: &Path,
-    op: &OpSpec,
-    candidate: &Candidate,
-    evaluation: Option<&Evaluation>,
-) -> Result<Entry, SynthError> {
-    let text = entry_manifest(op, candidate, evaluation);
-    Ok(crate::store::write_entry(
-        root,
-        &text,
-        &entry_files(candidate),
-    )?)
-}
-
-/// Like [`write_entry`], but an entry already in place for the key is replaced
-/// ([`crate::store::replace_entry`]: staged and verified first, never lost on failure).
-///
-/// # Errors
-/// [`SynthError::Store`] for file-system failures.
-pub fn replace_entry(
-    root: &Path,
-    op: &OpSpec,
-    candidate: &Candidate,
-    evaluation: Option<&Evaluation>,
-) -> Result<Entry, SynthError> {
-    let text = entry_manifest(op, candidate, evaluation);
-    Ok(crate::store::replace_entry(
-        root,
-        &text,
-        &entry_files(candidate),
-    )?)
-}
-
-fn entry_files(candidate: &Candidate) -> [(&'static str, &[u8]); 2] {
-    [
-        (crate::store::KERNEL_FILE, candidate.kernel.as_bytes()),
-        (crate::store::TILING_FILE, candidate.tiling.as_bytes()),
-    ]
-}
-
-/// The manifest text of `candidate`'s entry: provenance `offline`, plus the verification
-/// and performance records of an accepted `evaluation`.
-fn entry_manifest(op: &OpSpec, candidate: &Candidate, evaluation: Option<&Evaluation>) -> String {
-    let mut manifest = Manifest::new(
-        op.key(),
-        Some(&op.name),
-        Digest::of(candidate.kernel.as_bytes()),
-        Digest::of(candidate.tiling.as_bytes()),
-        candidate.tiling_fields.clone(),
-        Provenance::new(Proposer::Offline),
-    );
-    if let Some(ev) = evaluation {
-        manifest.verification = ev.verification_record();
-        manifest.performance = ev.performance_record();
+impl Synthesized {
+    /// The store entry to write for `op`: provenance `offline` and the judge's records
+    /// (write it with [`crate::store::write_entry`]).
+    pub fn draft<'a>(&'a self, op: &'a OpSpec) -> Draft<'a> {
+        Draft {
+            op,
+            candidate: &self.candidate,
+            provenance: Provenance::new(Proposer::Offline),
+            evaluation: Some(&self.evaluation),
+        }
     }
-    manifest.to_toml_string()
+}
+
+/// The eager baseline of an op, judged: every primitive kernel with its evaluation, and the
+/// time of the whole decomposition.
+#[derive(Clone, Debug)]
+pub struct EagerBaseline {
+    /// The primitive kernels in launch order, each with the judge's evaluation.
+    pub kernels: Vec<(EagerKernel, Evaluation)>,
+    /// Per declared shape of the op: its dims and the kernels' summed cost-model time in
+    /// microseconds (a kernel judged on one shape counts that shape for every one; a kernel
+    /// without a profile, e.g. not accepted, adds nothing).
+    pub time_us: Vec<(BTreeMap<String, u64>, f64)>,
+}
+
+impl EagerBaseline {
+    /// Whether the judge accepted every kernel (only then is `time_us` the baseline).
+    pub fn accepted(&self) -> bool {
+        self.kernels.iter().all(|(_, ev)| ev.accepted())
+    }
+
+    /// The entries to write: one per primitive kernel (its own op and key), provenance
+    /// `offline`, with the judge's records.
+    pub fn drafts(&self) -> impl Iterator<Item = Draft<'_>> {
+        self.kernels.iter().map(|(k, ev)| Draft {
+            op: &k.op,
+            candidate: &k.candidate,
+            provenance: Provenance::new(Proposer::Offline),
+            evaluation: Some(ev),
+        })
+    }
+}
+
+/// Decomposes `op` into its eager kernels ([`eager`]), has the judge evaluate each with
+/// `eval`, and sums their times per declared shape. Kernels the judge does not accept are
+/// kept with their evaluations (see [`EagerBaseline::accepted`]); [`eager_time`] is the
+/// variant that fails on them.
+///
+/// # Errors
+/// As [`eager`]; [`SynthError::Judge`] when the judge cannot run.
+pub fn eager_baseline(
+    op: &OpSpec,
+    options: &SynthOptions,
+    eval: &EvalOptions,
+) -> Result<EagerBaseline, SynthError> {
+    let kernels = eager(op, options)?;
+    let mut time_us: Vec<(BTreeMap<String, u64>, f64)> = op
+        .shapes
+        .iter()
+        .map(|b| (b.iter().map(|(k, v)| (k.clone(), *v as u64)).collect(), 0.0))
+        .collect();
+    let mut judged = Vec::with_capacity(kernels.len());
+    for k in kernels {
+        let ev = evaluate(&k.op, &k.candidate, eval)?;
+        let declared: Vec<f64> = ev
+            .shapes
+            .iter()
+            .filter(|s| s.origin == ShapeOrigin::Declared)
+            .filter_map(|s| s.profile.as_ref().map(|p| p.time_us))
+            .collect();
+        for (i, (_, t)) in time_us.iter_mut().enumerate() {
+            let us = if declared.len() == 1 {
+                declared.first()
+            } else {
+                declared.get(i)
+            };
+            *t += us.copied().unwrap_or(0.0);
+        }
+        judged.push((k, ev));
+    }
+    Ok(EagerBaseline {
+        kernels: judged,
+        time_us,
+    })
 }

@@ -1,4 +1,5 @@
-//! Loading the knowledge base from its folder and looking chunks up.
+//! Loading the knowledge base (from a folder or the embedded copy, [`KnowledgeSource`]) and
+//! looking chunks up.
 //!
 //! ```text
 //! knowledge/
@@ -15,16 +16,14 @@ use agenticcann_build::spec::Pattern;
 
 use super::chunk::{self, Chunk, Level, Patterns};
 use super::exemplar::{self, Exemplar};
+use super::files::{Files, KnowledgeSource};
 use super::patterns::{self, PatternDef};
-
-/// The environment variable that points tools at another knowledge folder.
-pub const DIR_ENV: &str = "AGENTICCANN_KNOWLEDGE_DIR";
 
 /// A loaded, validated knowledge base.
 #[derive(Clone, Debug)]
 pub struct KnowledgeBase {
-    /// The folder it was loaded from.
-    pub root: PathBuf,
+    /// Where it was loaded from.
+    pub source: KnowledgeSource,
     /// `patterns.toml`, in file order.
     pub patterns: Vec<PatternDef>,
     /// Chunks of L0–L4 and the exemplar skeletons of L5, ordered by level, then chunks for
@@ -52,8 +51,8 @@ impl fmt::Display for Problem {
 /// The error of [`KnowledgeBase::load`]: every problem found.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct LoadError {
-    /// The knowledge root.
-    pub root: PathBuf,
+    /// Where the knowledge base was read from.
+    pub origin: KnowledgeSource,
     /// Every problem, in path order.
     pub problems: Vec<Problem>,
 }
@@ -63,7 +62,7 @@ impl fmt::Display for LoadError {
         write!(
             f,
             "knowledge base {} has {} problem{}:",
-            self.root.display(),
+            self.origin,
             self.problems.len(),
             if self.problems.len() == 1 { "" } else { "s" }
         )?;
@@ -75,23 +74,52 @@ impl fmt::Display for LoadError {
 }
 
 impl KnowledgeBase {
-    /// The knowledge folder tools use by default: `$AGENTICCANN_KNOWLEDGE_DIR` when set, else
-    /// the `knowledge/` folder of the source tree this crate was built from.
-    pub fn default_root() -> PathBuf {
-        match std::env::var_os(DIR_ENV) {
-            Some(d) if !d.is_empty() => PathBuf::from(d),
-            _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../knowledge"),
+    /// Loads and validates the knowledge base in folder `root`.
+    ///
+    /// # Errors
+    /// A [`LoadError`] with every problem: a missing folder or `patterns.toml`, unreadable or
+    /// unexpected files, invalid chunks (see [`chunk::parse`]), duplicate ids, invalid
+    /// exemplars (see [`exemplar::load`]), and a pattern without any L3 chunk (tuning prompts
+    /// would be empty).
+    pub fn load(root: &Path) -> Result<KnowledgeBase, LoadError> {
+        KnowledgeBase::open(&KnowledgeSource::Dir(root.to_path_buf()))
+    }
+
+    /// Loads and validates the knowledge base compiled into this crate (the repository's
+    /// `knowledge/`; its tests keep it valid).
+    ///
+    /// # Errors
+    /// As [`load`](Self::load).
+    pub fn embedded() -> Result<KnowledgeBase, LoadError> {
+        KnowledgeBase::open(&KnowledgeSource::Embedded)
+    }
+
+    /// Loads and validates the knowledge base of `source`.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load).
+    pub fn open(source: &KnowledgeSource) -> Result<KnowledgeBase, LoadError> {
+        let fail = |mut problems: Vec<Problem>| {
+            problems.sort_by(|a, b| a.path.cmp(&b.path));
+            LoadError {
+                origin: source.clone(),
+                problems,
+            }
+        };
+        let files = match source {
+            KnowledgeSource::Dir(root) => Files::read_dir(root).map_err(fail)?,
+            KnowledgeSource::Embedded => Files::embedded(),
+        };
+        let (kb, problems) = KnowledgeBase::parse(source, &files);
+        match kb {
+            Some(kb) if problems.is_empty() => Ok(kb),
+            _ => Err(fail(problems)),
         }
     }
 
-    /// Loads and validates the knowledge base in `root`.
-    ///
-    /// # Errors
-    /// A [`LoadError`] with every problem: a missing folder or `patterns.toml`, unexpected
-    /// files, invalid chunks (see [`chunk::parse`]), duplicate ids, invalid exemplars (see
-    /// [`exemplar::load`]), and a pattern without any L3 chunk (tuning prompts would be
-    /// empty).
-    pub fn load(root: &Path) -> Result<KnowledgeBase, LoadError> {
+    /// Parses the files of a knowledge base; the base is `None` or `problems` non-empty when
+    /// it is invalid.
+    fn parse(source: &KnowledgeSource, files: &Files) -> (Option<KnowledgeBase>, Vec<Problem>) {
         let mut problems: Vec<Problem> = Vec::new();
         let mut problem = |path: &Path, message: String| {
             problems.push(Problem {
@@ -99,21 +127,14 @@ impl KnowledgeBase {
                 message,
             })
         };
-        let fail = |problems: Vec<Problem>| LoadError {
-            root: root.to_path_buf(),
-            problems,
-        };
-        if !root.is_dir() {
-            problem(
-                Path::new("."),
-                format!("{} is not a folder", root.display()),
-            );
-            return Err(fail(problems));
-        }
         let mut defs = Vec::new();
-        match std::fs::read_to_string(root.join("patterns.toml")) {
-            Err(e) => problem(Path::new("patterns.toml"), format!("cannot read: {e}")),
-            Ok(text) => match patterns::parse(&text) {
+        match files
+            .read(Path::new("patterns.toml"))
+            .map(std::str::from_utf8)
+        {
+            None => problem(Path::new("patterns.toml"), "missing file".to_string()),
+            Some(Err(_)) => problem(Path::new("patterns.toml"), "not UTF-8".to_string()),
+            Some(Ok(text)) => match patterns::parse(text) {
                 Ok(d) => defs = d,
                 Err(ps) => ps
                     .into_iter()
@@ -125,15 +146,14 @@ impl KnowledgeBase {
         for level in &Level::ALL[..5] {
             let dir = PathBuf::from(level.to_string());
             level_dirs.push(level.to_string());
-            if !root.join(&dir).is_dir() {
+            if !files.is_dir(&dir) {
                 problem(&dir, "missing folder".to_string());
                 continue;
             }
-            for path in exemplar::walk(&root.join(&dir)) {
-                let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-                let direct = path.parent() == Some(root.join(&dir).as_path());
-                if !direct || path.extension().and_then(|e| e.to_str()) != Some("md") {
+            for rel in files.walk(&dir) {
+                let stem = rel.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                let direct = rel.parent() == Some(dir.as_path());
+                if !direct || rel.extension().and_then(|e| e.to_str()) != Some("md") {
                     problem(
                         &rel,
                         format!("unexpected file: {level} holds only <name>.md chunks"),
@@ -147,57 +167,42 @@ impl KnowledgeBase {
                     );
                     continue;
                 }
-                match std::fs::read(&path) {
-                    Err(e) => problem(&rel, format!("cannot read: {e}")),
-                    Ok(bytes) => {
-                        match chunk::parse(&rel, &bytes, &format!("{level}.{stem}"), *level) {
-                            Ok(c) => chunks.push(c),
-                            Err(ps) => ps.into_iter().for_each(|m| problem(&rel, m)),
-                        }
-                    }
+                let bytes = files.read(rel).unwrap_or_default();
+                match chunk::parse(rel, bytes, &format!("{level}.{stem}"), *level) {
+                    Ok(c) => chunks.push(c),
+                    Err(ps) => ps.into_iter().for_each(|m| problem(rel, m)),
                 }
             }
         }
         // Root entries.
-        if let Ok(rd) = std::fs::read_dir(root) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().to_string();
-                let known = name == "README.md"
-                    || name == "patterns.toml"
-                    || name == "L5"
-                    || level_dirs.contains(&name);
-                if !known {
-                    problem(
-                        Path::new(&name),
-                        "unexpected entry in the knowledge root".to_string(),
-                    );
-                }
+        for (name, _) in files.children(Path::new("")) {
+            let known = name == "README.md"
+                || name == "patterns.toml"
+                || name == "L5"
+                || level_dirs.contains(&name);
+            if !known {
+                problem(
+                    Path::new(&name),
+                    "unexpected entry in the knowledge root".to_string(),
+                );
             }
         }
         // L5.
         let mut exemplars = Vec::new();
-        let l5 = root.join("L5");
-        if l5.is_dir() {
-            if let Ok(rd) = std::fs::read_dir(&l5) {
-                let mut names: Vec<String> = rd
-                    .flatten()
-                    .map(|e| e.file_name().to_string_lossy().to_string())
-                    .collect();
-                names.sort();
-                for name in names {
-                    let rel = Path::new("L5").join(&name);
-                    match name.parse::<Pattern>() {
-                        Ok(_) if root.join(&rel).is_dir() => {}
-                        _ => problem(
-                            &rel,
-                            "unexpected entry: L5 holds one folder per pattern".to_string(),
-                        ),
-                    }
+        let l5 = Path::new("L5");
+        if files.is_dir(l5) {
+            for (name, is_dir) in files.children(l5) {
+                match name.parse::<Pattern>() {
+                    Ok(_) if is_dir => {}
+                    _ => problem(
+                        &l5.join(&name),
+                        "unexpected entry: L5 holds one folder per pattern".to_string(),
+                    ),
                 }
             }
             for p in Pattern::ALL {
-                if l5.join(p.as_str()).is_dir() {
-                    match exemplar::load(root, p) {
+                if files.is_dir(&l5.join(p.as_str())) {
+                    match exemplar::load(files, p) {
                         Ok(ex) => {
                             chunks.push(ex.skeleton.clone());
                             exemplars.push(ex);
@@ -238,8 +243,7 @@ impl KnowledgeBase {
             }
         }
         if !problems.is_empty() {
-            problems.sort_by(|a, b| a.path.cmp(&b.path));
-            return Err(fail(problems));
+            return (None, problems);
         }
         chunks.sort_by(|a, b| {
             (a.level, a.patterns != Patterns::All, &a.id).cmp(&(
@@ -248,12 +252,13 @@ impl KnowledgeBase {
                 &b.id,
             ))
         });
-        Ok(KnowledgeBase {
-            root: root.to_path_buf(),
+        let kb = KnowledgeBase {
+            source: source.clone(),
             patterns: defs,
             chunks,
             exemplars,
-        })
+        };
+        (Some(kb), problems)
     }
 
     /// The chunk with id `id`.

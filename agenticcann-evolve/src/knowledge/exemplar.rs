@@ -9,7 +9,8 @@
 //!                      tiling fields) — at most SKELETON_MAX_TOKENS tokens as it appears in a
 //!                      prompt (heading + body + pointer line)
 //! spec.toml            a manifest in Cargo.toml form with exactly one op (loadable with
-//!                      Spec::from_manifest_path); the op routes to <pattern>
+//!                      Spec::from_manifest_str, without a workspace); the op routes to
+//!                      <pattern>
 //! entry/manifest.toml  a complete store entry for that op (docs/store-format.md, format 1):
 //! entry/kernel.cpp       key = the op's key, [files] digests of kernel.cpp and tiling.cpp,
 //! entry/tiling.cpp       [tiling] fields, [provenance]; [verification] once judged
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 
 use super::chunk::{self, sha256_hex, Chunk, Level, Patterns};
+use super::files::Files;
 
 /// The most tokens an exemplar's section may take in a prompt (heading, skeleton body and
 /// pointer line). Init and Repair budgets reserve this much for patterns without an
@@ -210,22 +212,52 @@ impl ExemplarJudge for JudgeExemplar {
     }
 }
 
-/// Loads the exemplar in `root/L5/<pattern>`.
+/// [`JudgeExemplar`] that also writes each accepted exemplar's `[verification]` and
+/// `[performance]` records into its `entry/manifest.toml` under the knowledge folder `root`
+/// (`knowledge check --record`); the file is replaced atomically.
+#[derive(Clone, Debug)]
+pub struct RecordExemplar {
+    /// The judge.
+    pub judge: JudgeExemplar,
+    /// The knowledge folder on disk the exemplars were loaded from.
+    pub root: PathBuf,
+}
+
+impl ExemplarJudge for RecordExemplar {
+    fn judge(&self, exemplar: &Exemplar) -> Result<String, String> {
+        let ev = self.judge.evaluate(exemplar)?;
+        let summary = JudgeExemplar::summary(&ev)?;
+        let path = self.root.join(&exemplar.dir).join("entry/manifest.toml");
+        let text = exemplar
+            .file("manifest")
+            .map(|f| f.text.as_str())
+            .ok_or("no manifest")?;
+        let mut manifest =
+            agenticcann_build::store::Manifest::from_toml_str(text, &path.display().to_string())
+                .map_err(|e| e.to_string())?;
+        manifest.verification = ev.verification_record();
+        manifest.performance = ev.performance_record();
+        agenticcann_build::store::write_file_atomic(&path, manifest.to_toml_string().as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(format!("{summary} (records written to {})", path.display()))
+    }
+}
+
+/// Loads the exemplar in `L5/<pattern>` of a knowledge base's `files`.
 ///
 /// # Errors
 /// Every problem as (path relative to root, message): missing or unexpected files, an
 /// invalid skeleton chunk (see [`chunk::parse`]) or one over [`SKELETON_MAX_TOKENS`], a spec
 /// that does not load, has other than one op or routes elsewhere, a manifest whose format,
 /// key, op or file digests do not match.
-pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, String)>> {
+pub(crate) fn load(files: &Files, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, String)>> {
     let dir = PathBuf::from("L5").join(pattern.as_str());
-    let abs = root.join(&dir);
     let mut problems: Vec<(PathBuf, String)> = Vec::new();
     let expected: Vec<&str> = std::iter::once("skeleton.md")
         .chain(FILES.iter().map(|(_, p)| *p))
         .collect();
-    for entry in walk(&abs) {
-        let rel = entry.strip_prefix(&abs).unwrap_or(&entry).to_path_buf();
+    for entry in files.walk(&dir) {
+        let rel = entry.strip_prefix(&dir).unwrap_or(entry).to_path_buf();
         let name = rel.to_string_lossy().replace('\\', "/");
         if !expected.contains(&name.as_str()) {
             problems.push((
@@ -239,12 +271,12 @@ pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, Str
     }
     let skeleton_rel = dir.join("skeleton.md");
     let id = format!("L5.{pattern}");
-    let skeleton = match std::fs::read(root.join(&skeleton_rel)) {
-        Err(e) => {
-            problems.push((skeleton_rel.clone(), format!("cannot read: {e}")));
+    let skeleton = match files.read(&skeleton_rel) {
+        None => {
+            problems.push((skeleton_rel.clone(), "missing file".to_string()));
             None
         }
-        Ok(bytes) => match chunk::parse(&skeleton_rel, &bytes, &id, Level::L5) {
+        Some(bytes) => match chunk::parse(&skeleton_rel, bytes, &id, Level::L5) {
             Err(ps) => {
                 problems.extend(ps.into_iter().map(|m| (skeleton_rel.clone(), m)));
                 None
@@ -267,14 +299,14 @@ pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, Str
             }
         },
     };
-    let mut files = Vec::new();
+    let mut texts = Vec::new();
     for (suffix, rel) in FILES {
         let path = dir.join(rel);
-        match std::fs::read(root.join(&path)) {
-            Err(e) => problems.push((path, format!("cannot read: {e}"))),
-            Ok(bytes) => match String::from_utf8(bytes) {
+        match files.read(&path) {
+            None => problems.push((path, "missing file".to_string())),
+            Some(bytes) => match String::from_utf8(bytes.to_vec()) {
                 Err(_) => problems.push((path, "not UTF-8".to_string())),
-                Ok(text) => files.push(ExemplarFile {
+                Ok(text) => texts.push(ExemplarFile {
                     id: format!("{id}.{suffix}"),
                     digest: sha256_hex(text.as_bytes()),
                     path,
@@ -283,7 +315,8 @@ pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, Str
             },
         }
     }
-    let op = load_op(root, &dir, pattern, &mut problems);
+    let files = texts;
+    let op = load_op(&files, &dir, pattern, &mut problems);
     if let Some(op) = &op {
         check_manifest(&dir, op, &files, &mut problems);
     }
@@ -300,13 +333,15 @@ pub fn load(root: &Path, pattern: Pattern) -> Result<Exemplar, Vec<(PathBuf, Str
 }
 
 fn load_op(
-    root: &Path,
+    files: &[ExemplarFile],
     dir: &Path,
     pattern: Pattern,
     problems: &mut Vec<(PathBuf, String)>,
 ) -> Option<OpSpec> {
     let rel = dir.join("spec.toml");
-    let spec = match Spec::from_manifest_path(&root.join(&rel)) {
+    // Read without a workspace: an exemplar's spec stands alone.
+    let text = files.iter().find(|f| f.path == rel)?;
+    let spec = match Spec::from_manifest_str(&text.text, None) {
         Ok(Some(s)) => s,
         Ok(None) => {
             problems.push((rel, "no [package.metadata.agenticcann]".to_string()));
@@ -385,25 +420,4 @@ fn check_manifest(
     {
         bad("tiling.fields: missing".to_string());
     }
-}
-
-/// Every file under `dir`, recursively, sorted; nothing when `dir` does not exist.
-pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
