@@ -78,9 +78,9 @@ impl KnowledgeBase {
     /// The knowledge folder tools use by default: `$AGENTICCANN_KNOWLEDGE_DIR` when set, else
     /// the `knowledge/` folder of the source tree this crate was built from.
     pub fn default_root() -> PathBuf {
-        match std::env::var_os(DIR_ENV) {
-            Some(d) if !d.is_empty() => PathBuf::from(d),
-            _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../knowledge"),
+        match agenticcann_build::env::var_os(DIR_ENV) {
+            Some(d) => PathBuf::from(d),
+            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../knowledge"),
         }
     }
 
