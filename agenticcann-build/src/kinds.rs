@@ -115,6 +115,10 @@ kinds! {
     "profile_invalid", Simulator, "the SoC profile could not be used";
     "cost_model_error", Simulator, "the cost model failed";
     "gm_write_race", Simulator, "two cores of one launch wrote the same GM bytes";
+    "gm_unsynchronized_access", Simulator, "a core reads GM bytes its own MTE3 copy wrote with no MTE3_MTE2/MTE3_S flag or barrier between";
+    "gm_output_read_before_write", Simulator, "a kernel reads output bytes it has not written in this launch (the caller's poison)";
+    "ub_row_pitch_mismatch", Simulator, "a DataCopyPad tile's 32-byte row padding is copied to GM as data (warning when a vector op reads the rows as compact)";
+    "api_unsupported_on_soc", Simulator, "an API, dtype or Cast pair the selected SoC lacks (profile [capabilities]: DataCopyPad, bf16, cast pairs)";
     // The judge's source policy.
     "too_large", Policy, "a source file over the size, line or token limit";
     "lexical", Policy, "a character or literal the policy does not lex";
