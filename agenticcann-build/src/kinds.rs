@@ -4,7 +4,7 @@
 //!
 //! The knowledge base tags each invariant (L2 chunk) with the kinds it prevents
 //! (`error_kinds` in its front matter), so a repair prompt can route a failure to the rule
-//! that fixes it ([`crate::knowledge`]). Both sides must spell kinds identically; this list is
+//! that fixes it (`agenticcann_evolve::knowledge`). Both sides must spell kinds identically; this list is
 //! the one place they are spelled. The simulator's kinds are those of
 //! `ascendc-sim/src/diag.cpp` (a test keeps the two in sync); the others are the judge's
 //! (`judge::KINDS`, DESIGN §8, issue 6).

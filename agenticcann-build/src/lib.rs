@@ -10,8 +10,6 @@
 //! - [`store`]: kernel store entries (verified against their digests), the user cache, the
 //!   HTTP remote and `agenticcann.lock`.
 //! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
-//! - [`knowledge`]: the knowledge base, the pattern router and phase-specific prompts.
-//! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 //! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`,
 //!   `cann`) and [`env`](mod@env) (every environment read announces its `rerun-if-env-changed`).
 //!
@@ -138,10 +136,8 @@ pub mod env;
 pub mod judge;
 pub mod key;
 pub mod kinds;
-pub mod knowledge;
 pub mod spec;
 pub mod store;
-pub mod suite;
 pub mod synth;
 pub mod toolchain;
 

@@ -103,8 +103,8 @@ fn honest_layer_norm_on_offset_inputs_is_accepted_at_a_once_failing_seed() {
     assert!(ev.accepted(), "{}", ev.render());
 }
 
-fn suite() -> Vec<agenticcann_build::suite::SuiteOp> {
-    agenticcann_build::suite::load(&agenticcann_build::suite::default_dir()).unwrap()
+fn suite() -> Vec<agenticcann_evolve::suite::SuiteOp> {
+    agenticcann_evolve::suite::load(&agenticcann_evolve::suite::default_dir()).unwrap()
 }
 
 /// Writes the proposal of every suite and example op matching `SYNTH_TEST_OPS` to

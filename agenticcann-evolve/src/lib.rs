@@ -4,3 +4,10 @@
 //!
 //! `agenticcann-build` keeps what `build.rs` needs (spec, key, store, codegen, toolchain,
 //! judge, synth); everything here builds on it.
+//!
+//! - [`knowledge`]: the knowledge base (`knowledge/` of the repository, embedded in this
+//!   crate), the pattern router and phase-specific prompts within token budgets.
+//! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
+
+pub mod knowledge;
+pub mod suite;

@@ -95,10 +95,10 @@ fn results(report: &ManifestReport, seed: u64) -> Vec<OpResult> {
                 Err(problems) => r.errors.extend(problems.iter().map(Diagnostic::from)),
                 Ok(op) => {
                     // The knowledge router's decision (declared `pattern`, else routed).
-                    let routing = agenticcann_build::knowledge::explain(op);
+                    let routing = agenticcann_evolve::knowledge::explain(op);
                     r.pattern = Some(routing.pattern.as_str().to_string());
                     r.pattern_guessed =
-                        routing.rule != agenticcann_build::knowledge::Rule::Declared;
+                        routing.rule != agenticcann_evolve::knowledge::Rule::Declared;
                     describe(op, &mut r);
                     evaluate_once(op, seed, &mut r);
                     if r.errors.is_empty() {

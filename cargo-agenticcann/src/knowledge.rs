@@ -1,5 +1,5 @@
 //! `cargo agenticcann knowledge show|check`: a thin face over
-//! [`agenticcann_build::knowledge`].
+//! [`agenticcann_evolve::knowledge`].
 //!
 //! JSON of `show` (one object): `op` (null with --pattern), `package`, `manifest_path`,
 //! `pattern`, `routing` {`rule`, `reason`} (null with --pattern), `phase`, `tokenizer`,
@@ -17,11 +17,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use agenticcann_build::knowledge::{
+use agenticcann_build::spec::{check_manifest_path, OpSpec, Pattern};
+use agenticcann_evolve::knowledge::{
     self, CheckOptions, Exemplar, ExemplarJudge, ExemplarStatus, JudgeExemplar, KnowledgeBase,
     OmitReason, Phase, Prompt, Routing, StructureOnly,
 };
-use agenticcann_build::spec::{check_manifest_path, OpSpec, Pattern};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
 

@@ -73,7 +73,7 @@ pub struct OpResult {
     pub soc: Option<String>,
     /// The vector arch kernels compile for.
     pub arch: Option<String>,
-    /// The declared pattern, or the knowledge router's (`agenticcann_build::knowledge::route`).
+    /// The declared pattern, or the knowledge router's (`agenticcann_evolve::knowledge::route`).
     pub pattern: Option<String>,
     /// True when `pattern` was routed rather than declared.
     pub pattern_guessed: bool,

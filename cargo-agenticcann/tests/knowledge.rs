@@ -365,8 +365,8 @@ fn knowledge_check_judges_exemplars_and_records_their_profile() {
     );
     assert_ne!(broken, text);
     std::fs::write(&kernel, &broken).unwrap();
-    let old = agenticcann_build::knowledge::chunk::sha256_hex(text.as_bytes());
-    let new = agenticcann_build::knowledge::chunk::sha256_hex(broken.as_bytes());
+    let old = agenticcann_evolve::knowledge::chunk::sha256_hex(text.as_bytes());
+    let new = agenticcann_evolve::knowledge::chunk::sha256_hex(broken.as_bytes());
     let m = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, m.replace(&old, &new)).unwrap();
     let out = agenticcann(&["knowledge", "check", "--knowledge-dir", kdir])

@@ -15,7 +15,7 @@
 //!   `L5.<pattern>` for an exemplar skeleton (`knowledge/L5/<pattern>/skeleton.md`).
 //! - `level`: 0–5 (see [`Level`]).
 //! - `patterns`: the compute patterns the chunk is about, by name, or `["*"]` for all.
-//! - `error_kinds`: the diagnostic kinds ([`crate::kinds`]) the chunk prevents or explains;
+//! - `error_kinds`: the diagnostic kinds ([`agenticcann_build::kinds`]) the chunk prevents or explains;
 //!   every L2 chunk names at least one, since repair prompts are routed by them.
 //! - `summary`: one line, shown where a chunk is listed rather than included.
 //!
@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::kinds::{self, ErrorKind};
-use crate::spec::Pattern;
+use agenticcann_build::kinds::{self, ErrorKind};
+use agenticcann_build::spec::Pattern;
 
 /// The six levels of the knowledge base (DESIGN §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

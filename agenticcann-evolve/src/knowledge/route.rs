@@ -21,10 +21,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use crate::spec::reference::{
+use agenticcann_build::spec::reference::{
     infer_shapes, normalize_axis, shape_of, BinaryOp, Expr, ExprKind, Func, ReduceOp,
 };
-use crate::spec::{Dim, OpSpec, Pattern, ShapeTemplate};
+use agenticcann_build::spec::{Dim, OpSpec, Pattern, ShapeTemplate};
 
 /// Which rule decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -335,7 +335,7 @@ fn expr_facts(e: &Expr, facts: &HashMap<&str, u8>, names: &BTreeMap<String, Shap
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Spec;
+    use agenticcann_build::spec::Spec;
 
     /// The op `t` declared by the TOML fragment `op` (inside `[package.metadata.agenticcann.ops.t]`).
     fn op(fragment: &str) -> OpSpec {

@@ -15,7 +15,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::{OpSpec, Pattern, Spec};
+use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 
 /// One op of the suite.
 #[derive(Clone, Debug)]

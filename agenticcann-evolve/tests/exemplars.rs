@@ -7,11 +7,11 @@
 use std::sync::Mutex;
 
 use agenticcann_build::judge::{Evaluation, ShapeOrigin, ShapeStatus};
-use agenticcann_build::knowledge::{
-    self, CheckOptions, Exemplar, ExemplarJudge, ExemplarStatus, JudgeExemplar, KnowledgeBase,
-};
 use agenticcann_build::spec::Pattern;
 use agenticcann_build::store::Manifest;
+use agenticcann_evolve::knowledge::{
+    self, CheckOptions, Exemplar, ExemplarJudge, ExemplarStatus, JudgeExemplar, KnowledgeBase,
+};
 
 /// [`JudgeExemplar`], keeping every evaluation for the assertions below.
 #[derive(Default)]

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agenticcann_build::knowledge::{KnowledgeBase, Level};
+use agenticcann_evolve::knowledge::{KnowledgeBase, Level};
 
 /// Each call in the form a chunk states it (chunk in the comment).
 const KERNEL: &str = r#"

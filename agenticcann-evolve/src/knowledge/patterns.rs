@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use crate::spec::Pattern;
+use agenticcann_build::spec::Pattern;
 
 /// One pattern's entry.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::Pattern;
+use agenticcann_build::spec::Pattern;
 
 use super::chunk::{self, Chunk, Level, Patterns};
 use super::exemplar::{self, Exemplar};

@@ -2,8 +2,8 @@
 //! exemplars through an [`ExemplarJudge`]. Loading ([`KnowledgeBase::load`]) has already
 //! validated front matter, ids, levels, patterns and kinds.
 
-use crate::kinds;
-use crate::spec::Pattern;
+use agenticcann_build::kinds;
+use agenticcann_build::spec::Pattern;
 
 use super::assemble::{assemble, OmitReason, Phase};
 use super::base::KnowledgeBase;

@@ -29,8 +29,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::kinds;
-use crate::spec::Pattern;
+use agenticcann_build::kinds;
+use agenticcann_build::spec::Pattern;
 
 use super::base::KnowledgeBase;
 use super::chunk::{Chunk, Level};

@@ -22,11 +22,11 @@
 //!
 //! Loading checks the structure (this module); that each exemplar compiles and verifies is
 //! checked through an [`ExemplarJudge`] by `knowledge check`: [`JudgeExemplar`] runs the
-//! evaluation judge ([`crate::judge`]) on the entry, [`StructureOnly`] checks nothing more.
+//! evaluation judge ([`agenticcann_build::judge`]) on the entry, [`StructureOnly`] checks nothing more.
 
 use std::path::{Path, PathBuf};
 
-use crate::spec::{OpSpec, Pattern, Spec};
+use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 
 use super::chunk::{self, sha256_hex, Chunk, Level, Patterns};
 
@@ -111,15 +111,15 @@ impl ExemplarJudge for StructureOnly {
     }
 }
 
-/// The evaluation judge ([`crate::judge::evaluate`]) as an [`ExemplarJudge`]: the entry's
+/// The evaluation judge ([`agenticcann_build::judge::evaluate`]) as an [`ExemplarJudge`]: the entry's
 /// `kernel.cpp`, `tiling.cpp` and `[tiling] fields`, compiled against the simulator, run
 /// on every declared, held-out and stress shape of the exemplar's spec with fresh inputs,
 /// verified against the reference and profiled. Accepted means verified with a plausible
-/// profile ([`Evaluation::accepted`](crate::judge::Evaluation::accepted)).
+/// profile ([`Evaluation::accepted`](agenticcann_build::judge::Evaluation::accepted)).
 #[derive(Clone, Debug, Default)]
 pub struct JudgeExemplar {
     /// Options of every evaluation (seed, toolchain, cache folder, ...).
-    pub options: crate::judge::EvalOptions,
+    pub options: agenticcann_build::judge::EvalOptions,
 }
 
 impl JudgeExemplar {
@@ -128,7 +128,10 @@ impl JudgeExemplar {
     /// # Errors
     /// A message when the manifest does not parse or the judge cannot run (toolchain
     /// missing, cache not writable); the candidate's own faults are in the evaluation.
-    pub fn evaluate(&self, exemplar: &Exemplar) -> Result<crate::judge::Evaluation, String> {
+    pub fn evaluate(
+        &self,
+        exemplar: &Exemplar,
+    ) -> Result<agenticcann_build::judge::Evaluation, String> {
         let text = |suffix: &str| {
             exemplar
                 .file(suffix)
@@ -136,12 +139,17 @@ impl JudgeExemplar {
                 .ok_or_else(|| format!("{}: no {suffix} file", exemplar.dir.display()))
         };
         let origin = exemplar.dir.join("entry/manifest.toml");
-        let manifest =
-            crate::store::Manifest::from_toml_str(text("manifest")?, &origin.display().to_string())
-                .map_err(|e| e.to_string())?;
-        let candidate =
-            crate::judge::Candidate::new(text("kernel")?, text("tiling")?, manifest.tiling.fields);
-        crate::judge::evaluate(&exemplar.op, &candidate, &self.options)
+        let manifest = agenticcann_build::store::Manifest::from_toml_str(
+            text("manifest")?,
+            &origin.display().to_string(),
+        )
+        .map_err(|e| e.to_string())?;
+        let candidate = agenticcann_build::judge::Candidate::new(
+            text("kernel")?,
+            text("tiling")?,
+            manifest.tiling.fields,
+        );
+        agenticcann_build::judge::evaluate(&exemplar.op, &candidate, &self.options)
             .map_err(|e| format!("the judge cannot run: {e}"))
     }
 
@@ -152,8 +160,8 @@ impl JudgeExemplar {
     ///
     /// # Errors
     /// The verdict and the first errors when `ev` is not accepted.
-    pub fn summary(ev: &crate::judge::Evaluation) -> Result<String, String> {
-        use crate::judge::ShapeOrigin;
+    pub fn summary(ev: &agenticcann_build::judge::Evaluation) -> Result<String, String> {
+        use agenticcann_build::judge::ShapeOrigin;
         if !ev.accepted() {
             let errors: Vec<String> = ev.errors().take(3).map(|d| d.headline()).collect();
             return Err(format!(

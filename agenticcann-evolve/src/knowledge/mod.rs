@@ -2,7 +2,7 @@
 //! compute pattern, and assembling phase-specific prompts within token budgets.
 //!
 //! ```no_run
-//! use agenticcann_build::knowledge::{assemble, route, KnowledgeBase, Phase};
+//! use agenticcann_evolve::knowledge::{assemble, route, KnowledgeBase, Phase};
 //! # fn demo(op: &agenticcann_build::spec::OpSpec) -> Result<(), Box<dyn std::error::Error>> {
 //! let kb = KnowledgeBase::load(&KnowledgeBase::default_root())?;
 //! let pattern = route(op);

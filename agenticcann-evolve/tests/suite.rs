@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use agenticcann_build::knowledge::{explain, route, route_reference, Rule};
 use agenticcann_build::spec::{Dim, Dtype, Pattern};
-use agenticcann_build::suite::{self, SuiteOp};
+use agenticcann_evolve::knowledge::{explain, route, route_reference, Rule};
+use agenticcann_evolve::suite::{self, SuiteOp};
 
 fn ops() -> Vec<SuiteOp> {
     suite::load(&suite::default_dir()).unwrap_or_else(|e| panic!("{e}"))

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use agenticcann_build::kinds;
-use agenticcann_build::knowledge::{
+use agenticcann_build::spec::{Pattern, Spec};
+use agenticcann_evolve::knowledge::{
     self, assemble, tokens, CheckOptions, Exemplar, ExemplarStatus, KnowledgeBase, Level,
     OmitReason, Phase, StructureOnly, SKELETON_MAX_TOKENS,
 };
-use agenticcann_build::spec::{Pattern, Spec};
 
 fn kb() -> KnowledgeBase {
     KnowledgeBase::load(&KnowledgeBase::default_root()).unwrap_or_else(|e| panic!("{e}"))
