@@ -134,6 +134,10 @@ kinds! {
     "profile_invalid", Simulator, Run, "the SoC profile could not be used";
     "cost_model_error", Simulator, Run, "the cost model failed";
     "gm_write_race", Simulator, Run, "two cores of one launch wrote the same GM bytes";
+    "gm_unsynchronized_access", Simulator, Run, "a core reads GM bytes its own MTE3 copy wrote with no MTE3_MTE2/MTE3_S flag or barrier between";
+    "gm_output_read_before_write", Simulator, Run, "a kernel reads output bytes it has not written in this launch (the caller's poison)";
+    "ub_row_pitch_mismatch", Simulator, Run, "a DataCopyPad tile's 32-byte row padding is copied to GM as data (warning when a vector op reads the rows as compact)";
+    "api_unsupported_on_soc", Simulator, Run, "an API, dtype or Cast pair the selected SoC lacks (profile [capabilities]: DataCopyPad, bf16, cast pairs)";
     "internal_error", Simulator, Run, "a task queued on a stream threw inside the simulator (a simulator bug, reported as a failed launch)";
     // The judge's source policy.
     "too_large", Policy, Policy, "a source file over the size, line or token limit";
