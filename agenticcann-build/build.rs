@@ -8,6 +8,7 @@
 //! `cargo-agenticcann` needs them to still exist, or the run-time overrides
 //! `AGENTICCANN_SIM_INCLUDE`, `AGENTICCANN_SIM_LIB_DIR`, `AGENTICCANN_SIM_PROFILES`.
 
+#[allow(clippy::disallowed_methods)] // Cargo's link metadata; the crate's env module is not built yet.
 fn main() {
     for (dep, baked) in [
         ("DEP_ASCENDC_SIM_INCLUDE", "AGENTICCANN_BUILD_SIM_INCLUDE"),

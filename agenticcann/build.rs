@@ -21,7 +21,9 @@ mod discovery;
 
 use discovery::{Decision, Requested};
 
-/// Every environment read goes through here, so Cargo re-runs the script when it changes.
+/// Every environment read goes through here, so Cargo re-runs the script when it changes
+/// (this crate cannot use `agenticcann_build::env`, which depends on it).
+#[allow(clippy::disallowed_methods)] // The script's one environment reader.
 fn env_var(name: &str) -> Option<String> {
     println!("cargo:rerun-if-env-changed={name}");
     std::env::var(name).ok().filter(|v| !v.is_empty())
@@ -56,7 +58,7 @@ fn main() {
 
     let requested =
         Requested::parse(env_var("AGENTICCANN_BACKEND").as_deref()).unwrap_or_else(|e| fail(&e));
-    let target_arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_else(|_| "x86_64".into());
+    let target_arch = env_var("CARGO_CFG_TARGET_ARCH").unwrap_or_else(|| "x86_64".into());
     let home = env_var("HOME");
     let standard = discovery::standard_roots(home.as_deref());
     let (decision, note) = discovery::decide(requested, &env_var, &target_arch, &standard)

@@ -46,13 +46,19 @@ fn watch_tree(dir: &Path) {
     }
 }
 
+/// A variable Cargo sets for this script (the simulator cannot use `agenticcann_build::env`,
+/// which depends on it).
+#[allow(clippy::disallowed_methods)] // The script's one environment reader.
+fn cargo_env(name: &str) -> String {
+    env::var(name).unwrap_or_else(|_| panic!("{name} is set by Cargo"))
+}
+
 fn main() {
-    let manifest =
-        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by Cargo"));
+    let manifest = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
     let include = manifest.join("include");
     let src = manifest.join("src");
     let profiles = manifest.join("profiles");
-    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR is set by Cargo"));
+    let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
 
     println!("cargo:rerun-if-changed={}", src.display());
     let mut sources = Vec::new();

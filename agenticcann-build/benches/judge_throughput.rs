@@ -31,8 +31,7 @@ fn main() {
         std::fs::read_to_string(dir.join("tiling.cpp")).unwrap(),
         fields,
     );
-    let n: usize = std::env::var("BENCH_N")
-        .ok()
+    let n: usize = agenticcann_build::env::var("BENCH_N")
         .and_then(|v| v.parse().ok())
         .unwrap_or(8);
     let cache = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tmp/judge");

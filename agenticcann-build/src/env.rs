@@ -1,17 +1,57 @@
-//! The one way agenticcann-build reads environment variables: [`Env::get`] prints
-//! `cargo:rerun-if-env-changed=<NAME>` (once per name) for every read, so Cargo re-runs the
-//! build script exactly when an input changes.
+//! The one way agenticcann reads environment variables.
+//!
+//! - [`Env::get`] (build scripts, through [`crate::Builder`]) prints
+//!   `cargo:rerun-if-env-changed=<NAME>` (once per name) for every read, so Cargo re-runs the
+//!   build script exactly when an input changes.
+//! - [`var`] / [`var_os`] read the process environment directly, for tools and libraries
+//!   outside a build script (the CLI, the judge's defaults); they print nothing.
+//! - [`parse_flag`] is the one boolean parser: every boolean variable (`AGENTICCANN_OFFLINE`,
+//!   `AGENTICCANN_NO_SYNTH`, …) goes through it, through [`Env::flag`] or [`flag`].
+//!
+//! This module is the only place that calls `std::env::var` / `var_os`: the workspace's
+//! `clippy.toml` disallows them everywhere else (the pattern of cc-rs).
 //!
 //! Variables read by [`crate::Builder`] (see the crate docs for their meaning):
 //! `CARGO_MANIFEST_DIR`, `OUT_DIR`, `TARGET`, `HOST`, `NUM_JOBS`, `DOCS_RS`,
 //! `DEP_AGENTICCANN_BACKEND`, `DEP_AGENTICCANN_SIM_INCLUDE`, `DEP_AGENTICCANN_TOOLKIT`,
 //! `AGENTICCANN_CACHE_DIR` (else `XDG_CACHE_HOME`, `HOME`), `AGENTICCANN_REMOTE`,
-//! `AGENTICCANN_OFFLINE`; the `cc` and
-//! `cmake` crates read their own (`CXX`, `CXXFLAGS`, …) and print their own rerun lines.
+//! `AGENTICCANN_OFFLINE`, `AGENTICCANN_NO_SYNTH`; on the simulator backend the toolchain's
+//! `AGENTICCANN_CXX`, `CXX`, `AGENTICCANN_SIM_LIB_DIR` and `AGENTICCANN_SIM_PROFILES`
+//! ([`crate::toolchain::sim::SimToolchain::from_env_in`]). The `cmake` crate reads its own
+//! on the CANN backend and prints its own rerun lines.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::io::Write;
+
+/// The value of `name` in the process environment; `None` when unset, empty or not Unicode.
+/// Prints no rerun line: in a build script, read through [`Env::get`] instead.
+#[allow(clippy::disallowed_methods)] // The one helper that may read the environment.
+pub fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The raw value of `name` (any bytes, e.g. a path); `None` when unset or empty.
+#[allow(clippy::disallowed_methods)] // The one helper that may read the environment.
+pub fn var_os(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// The one boolean parser of environment values: `0`, `false`, `no`, `off` (any case,
+/// surrounding blanks ignored) and the empty string are false; any other value is true.
+pub fn parse_flag(value: &str) -> bool {
+    !matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "" | "0" | "false" | "no" | "off"
+    )
+}
+
+/// Whether the process variable `name` is set to a true value ([`parse_flag`]); unset is
+/// false.
+pub fn flag(name: &str) -> bool {
+    var(name).is_some_and(|v| parse_flag(&v))
+}
 
 /// Environment access that records and announces every read.
 #[derive(Debug, Default)]
@@ -48,19 +88,15 @@ impl Env {
         }
         let v = match self.overrides.get(name) {
             Some(v) => v.clone(),
-            None => std::env::var(name).ok(),
+            None => var(name),
         };
         v.filter(|v| !v.is_empty())
     }
 
-    /// True when `name` is set to something other than `0`, `false`, `no` or `off`.
+    /// True when `name` is set to a true value ([`parse_flag`]: anything but `0`, `false`,
+    /// `no` or `off`). Announced like [`get`](Self::get).
     pub fn flag(&self, name: &str) -> bool {
-        self.get(name).is_some_and(|v| {
-            !matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "" | "0" | "false" | "no" | "off"
-            )
-        })
+        self.get(name).is_some_and(|v| parse_flag(&v))
     }
 
     /// Every name read so far, sorted.
@@ -94,5 +130,24 @@ mod tests {
             env.names_read(),
             vec!["AGENTICCANN_TEST_A", "AGENTICCANN_TEST_EMPTY", "PATH"]
         );
+    }
+
+    #[test]
+    fn every_false_spelling_is_false() {
+        for v in [
+            "0", "false", "FALSE", "False", "no", "No", "off", "OFF", " off ", "", "  ",
+        ] {
+            assert!(!parse_flag(v), "{v:?} must mean false");
+        }
+        for v in ["1", "true", "yes", "on", "ON", "2", "anything"] {
+            assert!(parse_flag(v), "{v:?} must mean true");
+        }
+        let mut env = Env::process(false);
+        for v in ["off", "0", "false", "no"] {
+            env.set("AGENTICCANN_TEST_FLAG", Some(v));
+            assert!(!env.flag("AGENTICCANN_TEST_FLAG"), "{v}");
+        }
+        env.set("AGENTICCANN_TEST_FLAG", None);
+        assert!(!env.flag("AGENTICCANN_TEST_FLAG"), "unset");
     }
 }

@@ -12,9 +12,16 @@
 //! - [`store`]: kernel store entries (verified against their digests; written from a
 //!   [`store::Draft`] with their provenance), the user cache, the HTTP remote and
 //!   `agenticcann.lock` ([`store::lock::pin`]).
-//! - [`kinds`]: every diagnostic kind (simulator, compiler, judge) in one list.
-//! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`,
-//!   `cann`) and [`env`](mod@env) (every environment read announces its `rerun-if-env-changed`).
+//! - [`judge`]: every candidate kernel's gate, as stages callable one by one
+//!   ([`judge::Prepared::new`], [`judge::check_policy`], [`judge::compile`], [`judge::run`],
+//!   [`judge::verify`], [`judge::profile`]) or chained by [`judge::evaluate`]; the judge's
+//!   own failures are a typed [`judge::JudgeError`], never a verdict.
+//! - [`kinds`]: every diagnostic kind (simulator, compiler classifier, policy, judge) in one
+//!   registry, [`kinds::ALL`].
+//! - [`Builder`]: the build-script face, shaped like `cc::Build`; [`toolchain`] (`sim`, the one
+//!   simulator toolchain the judge shares; `cann`) and [`env`](mod@env) (the one environment
+//!   reader: every read in a build script announces its `rerun-if-env-changed`, every boolean
+//!   goes through one parser).
 //!
 //! # Using it from a crate
 //!
@@ -100,12 +107,17 @@
 //!   and cached in `OUT_DIR/agenticcann/synth/` with a `cargo:warning` per op
 //!   (`Builder::synth_on_miss` overrides it).
 //! - `DOCS_RS` — generate documentation stubs only; look nothing up, compile nothing.
-//! - `AGENTICCANN_CXX` — the simulator backend's C++20 compiler (as for the judge); when
-//!   unset, `cc` chooses. A compiler that does not exist is a toolchain error naming
-//!   [`toolchain::INSTALL_CXX`].
+//! - `AGENTICCANN_CXX`, else `CXX`, else `g++` — the simulator backend's C++20 compiler, the
+//!   one the judge uses too ([`toolchain::sim::SimToolchain`]). A compiler that does not exist
+//!   is a toolchain error naming [`toolchain::INSTALL_CXX`]. The flags are fixed
+//!   ([`toolchain::sim::FLAGS`], `-O2`; `CXXFLAGS` is not read) so that the judge judges the
+//!   object the crate links; `Builder::flag` adds flags to both.
+//! - `AGENTICCANN_SIM_LIB_DIR`, `AGENTICCANN_SIM_PROFILES` — the simulator's library and SoC
+//!   profiles for judging a store miss (default: the paths baked in at build time).
 //!
-//! The `cc` crate reads its own (`CXX`, `CXXFLAGS`, …) for the simulator's compiler; the
-//! `cmake` crate its own on the CANN backend.
+//! Booleans (`AGENTICCANN_OFFLINE`, `AGENTICCANN_NO_SYNTH`) are parsed by
+//! [`env::parse_flag`]: `0`, `false`, `no`, `off` and empty are false, anything else true.
+//! The `cmake` crate reads its own variables on the CANN backend.
 //!
 //! ```
 //! use agenticcann_build::spec::Spec;

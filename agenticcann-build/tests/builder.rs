@@ -341,3 +341,210 @@ fn an_invalid_spec_is_a_spec_error() {
         "{e}"
     );
 }
+
+/// `AGENTICCANN_CXX`, `CXX` and the simulator locations are read through the build's
+/// environment reader, so each is announced with `cargo:rerun-if-env-changed`; the boolean
+/// `AGENTICCANN_NO_SYNTH` too when the builder does not set it.
+#[test]
+fn toolchain_variables_are_announced_for_rerun() {
+    let f = Fixture::new(&["add_f32"]);
+    let report = f.builder().try_build().unwrap();
+    for v in [
+        "AGENTICCANN_CXX",
+        "CXX",
+        "AGENTICCANN_SIM_LIB_DIR",
+        "AGENTICCANN_SIM_PROFILES",
+    ] {
+        assert!(
+            report.env_read.iter().any(|r| r == v),
+            "{v} not read through Env: {:?}",
+            report.env_read
+        );
+    }
+    // A miss with the proposer left to the environment: `off` means "do not turn it off".
+    let f = Fixture::new(&["softmax"]);
+    f.set_reference("softmax", "m = max(x, axis=-1, keepdims=true)\ne = exp(3 * (x - m))\ny = e / sum(e, axis=-1, keepdims=true)");
+    // The fixture's builder with the proposer left to the environment.
+    let from_env = |f: &Fixture| {
+        let mut b = Builder::new();
+        b.manifest_dir(f.root())
+            .out_dir(f.out())
+            .backend(agenticcann_build::toolchain::Backend::Sim)
+            .sim_include(sim_include())
+            .cache_dir(f.root().join("cache"))
+            .remote(None)
+            .offline(false)
+            .docs_only(false)
+            .jobs(2)
+            .cargo_metadata(false);
+        b
+    };
+    let mut b = from_env(&f);
+    b.env_override("AGENTICCANN_NO_SYNTH", Some("1"));
+    let e = b.try_build().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Miss);
+    assert!(e.to_string().contains("the offline proposer is off"), "{e}");
+    for off in ["off", "0", "false", "no"] {
+        let mut b = from_env(&f);
+        b.env_override("AGENTICCANN_NO_SYNTH", Some(off))
+            // The judge would need the compiler: a missing one proves the proposer ran.
+            .env_override("AGENTICCANN_CXX", Some("/nonexistent/g++"));
+        let e = b.try_build().unwrap_err();
+        assert!(
+            !e.to_string().contains("the offline proposer is off"),
+            "AGENTICCANN_NO_SYNTH={off}: {e}"
+        );
+        assert!(e.to_string().contains("/nonexistent/g++"), "{e}");
+    }
+}
+
+/// On a store miss the judge uses the build's own toolchain: a compiler chosen through the
+/// builder (not the process environment) is the one the judge runs.
+#[test]
+fn a_miss_is_judged_with_the_builders_compiler() {
+    let f = Fixture::new(&["softmax"]);
+    f.set_reference("softmax", "m = max(x, axis=-1, keepdims=true)\ne = exp(2 * (x - m))\ny = e / sum(e, axis=-1, keepdims=true)");
+    let missing = f.root().join("no-such-g++");
+    let e = f
+        .builder()
+        .synth_on_miss(true)
+        .env_override("AGENTICCANN_CXX", Some(missing.to_str().unwrap()))
+        .try_build()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Miss);
+    let msg = e.to_string();
+    assert!(msg.contains("no-such-g++"), "{msg}");
+    assert!(msg.contains("apt-get install g++"), "{msg}");
+}
+
+/// "The judge accepted it" means "this is the object the crate links": one entry compiled
+/// by a build and by the judge gives the same translation unit (but the paths of the files
+/// it includes), the same flags byte for byte, and the same preprocessed unit.
+#[test]
+fn the_judge_compiles_the_unit_and_flags_the_build_links() {
+    use agenticcann_build::judge::{self, Candidate, EvalOptions, SimToolchain};
+    use agenticcann_build::spec::Spec;
+
+    let f = Fixture::new(&["add_f32"]);
+    let report = f.builder().try_build().unwrap();
+    let k16 = &ADD_F32[..16];
+    let spec = Spec::from_manifest_path(&f.root().join("Cargo.toml"))
+        .unwrap()
+        .unwrap();
+    let op = spec.op("add_f32").unwrap();
+    let (candidate, _) = Candidate::load(&f.entry(ADD_F32), op).unwrap();
+    let tc = SimToolchain {
+        include: sim_include(),
+        ..SimToolchain::from_env().unwrap()
+    };
+    let options = EvalOptions {
+        toolchain: Some(tc.clone()),
+        cache_dir: Some(f.root().join("judge-cache")),
+        held_out: false,
+        stress: false,
+        ..EvalOptions::default()
+    };
+    let prepared = judge::Prepared::new(op, &options).unwrap();
+    let compiled = judge::compile(&prepared, &candidate).unwrap();
+    assert!(compiled.ok(), "{:#?}", compiled.diagnostics);
+
+    for (unit, judge_cmd, judge_src) in [
+        ("kernel", &compiled.kernel_command, "kernel_tu.cpp"),
+        ("tiling", &compiled.tiling_command, "tiling_tu.cpp"),
+    ] {
+        let name = format!("agc_{k16}_{unit}");
+        let build_cmd = &report
+            .compile_commands
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no command for {name}: {:?}", report.compile_commands))
+            .1;
+        // The flags: everything before `-c`, the stub include folder named, the judge's
+        // precompiled header (built with these same flags) left out.
+        let flags = |cmd: &[String], stub: &std::path::Path| -> Vec<String> {
+            let end = cmd.iter().position(|a| a == "-c").unwrap();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < end {
+                if cmd[i] == "-Winvalid-pch" {
+                    i += 1;
+                    continue;
+                }
+                if cmd[i] == "-include" {
+                    i += 2;
+                    continue;
+                }
+                out.push(if std::path::Path::new(&cmd[i]) == stub {
+                    "<stub include>".to_string()
+                } else {
+                    cmd[i].clone()
+                });
+                i += 1;
+            }
+            out
+        };
+        let build_stub = f.out().join("agenticcann/sim/include");
+        let judge_stub = compiled.dir.join("include");
+        let bf = flags(build_cmd, &build_stub);
+        let jf = flags(judge_cmd, &judge_stub);
+        assert_eq!(
+            bf, jf,
+            "{unit}: the build and the judge compile with different flags"
+        );
+        assert!(bf.contains(&"-O2".to_string()), "{bf:?}");
+
+        // The unit's text, but the paths of the entry's files.
+        let build_src = f.out().join(format!("agenticcann/sim/src/{name}.cpp"));
+        let build_text = std::fs::read_to_string(&build_src).unwrap();
+        let judge_text = std::fs::read_to_string(compiled.dir.join(judge_src)).unwrap();
+        let entry_header = f
+            .out()
+            .join(format!("agenticcann/{ADD_F32}/agenticcann_tiling.h"));
+        let norm = |t: &str, header: &std::path::Path, dir: &std::path::Path| {
+            t.replace(&header.display().to_string(), "<header>")
+                .replace(&dir.display().to_string(), "<entry>")
+        };
+        assert_eq!(
+            norm(&build_text, &entry_header, &f.entry(ADD_F32)),
+            norm(
+                &judge_text,
+                &compiled.dir.join("agenticcann_tiling.h"),
+                &compiled.dir
+            ),
+            "{unit}: different translation units"
+        );
+
+        // The preprocessed unit, byte for byte (no line markers: paths differ).
+        let preprocess = |cmd: &[String], src: &std::path::Path| -> Vec<u8> {
+            let end = cmd.iter().position(|a| a == "-c").unwrap();
+            let mut args: Vec<String> = Vec::new();
+            let mut i = 1;
+            while i < end {
+                if cmd[i] == "-Winvalid-pch" {
+                    i += 1;
+                } else if cmd[i] == "-include" {
+                    i += 2;
+                } else {
+                    args.push(cmd[i].clone());
+                    i += 1;
+                }
+            }
+            let out = std::process::Command::new(&cmd[0])
+                .args(&args)
+                .args(["-E", "-P"])
+                .arg(src)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        let b = preprocess(build_cmd, &build_src);
+        let j = preprocess(judge_cmd, &compiled.dir.join(judge_src));
+        assert!(b.len() > 1000, "{unit}: {} bytes", b.len());
+        assert!(b == j, "{unit}: the preprocessed units differ");
+    }
+}

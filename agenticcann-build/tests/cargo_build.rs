@@ -20,7 +20,7 @@ fn target_dir() -> PathBuf {
 /// `cargo build -vv -p build-fixture --lib` in this workspace; the build scripts' output
 /// (including agenticcann-build's `compiled …` / `up to date …` lines) is in the `-vv` log.
 fn cargo_build() -> String {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let cargo = agenticcann_build::env::var("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .args(["build", "-vv", "--offline", "-p", "build-fixture", "--lib"])
         .current_dir(repo())

@@ -93,7 +93,7 @@ fn evaluate_case(name: &str) -> (Case, Evaluation) {
 fn run_case(name: &str) {
     let (case, ev) = evaluate_case(name);
     let report = ev.render();
-    if std::env::var_os("JUDGE_SHOW").is_some() {
+    if agenticcann_build::env::var_os("JUDGE_SHOW").is_some() {
         println!("{report}");
     }
     let outcome = serde_json::to_value(ev.outcome).unwrap();

@@ -53,7 +53,7 @@ fn every_example_project_op_is_verified() {
     let spec = Spec::from_manifest_path(&repo().join("example-project/Cargo.toml"))
         .unwrap()
         .unwrap();
-    let filter = std::env::var("SYNTH_TEST_OPS").unwrap_or_default();
+    let filter = agenticcann_build::env::var("SYNTH_TEST_OPS").unwrap_or_default();
     // The fused ops; the `eager_*` primitives (the example's cost baseline) are judged when
     // their entries are written and run end to end in the example's own tests.
     let ops: Vec<&OpSpec> = spec
@@ -70,7 +70,7 @@ fn every_example_project_op_is_verified() {
     for (name, ev) in &results {
         if !ev.accepted() {
             failed.push(format!("{name}:\n{}", ev.render()));
-            if let Ok(d) = std::env::var("SYNTH_DUMP") {
+            if let Some(d) = agenticcann_build::env::var("SYNTH_DUMP") {
                 let op = spec.op(name).unwrap();
                 let c = propose(op, &SynthOptions::default()).unwrap();
                 std::fs::write(format!("{d}/{name}.kernel.cpp"), &c.kernel).unwrap();
@@ -111,8 +111,10 @@ fn suite() -> Vec<agenticcann_evolve::suite::SuiteOp> {
 /// `SYNTH_DUMP` (debugging aid; does nothing without both).
 #[test]
 fn dump_proposals() {
-    let (Ok(dir), Ok(filter)) = (std::env::var("SYNTH_DUMP"), std::env::var("SYNTH_TEST_OPS"))
-    else {
+    let (Some(dir), Some(filter)) = (
+        agenticcann_build::env::var("SYNTH_DUMP"),
+        agenticcann_build::env::var("SYNTH_TEST_OPS"),
+    ) else {
         return;
     };
     for s in suite() {
@@ -281,7 +283,7 @@ fn eager_decomposition_has_one_kernel_per_primitive() {
 /// suite_feasibility` (`SYNTH_TEST_OPS=a,b` narrows it to ops whose names contain a or b).
 #[test]
 fn suite_feasibility() {
-    let filter = std::env::var("SYNTH_TEST_OPS").unwrap_or_default();
+    let filter = agenticcann_build::env::var("SYNTH_TEST_OPS").unwrap_or_default();
     let all: Vec<_> = suite()
         .into_iter()
         .filter(|s| only(&filter, &s.op.name))

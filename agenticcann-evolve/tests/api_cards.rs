@@ -75,7 +75,7 @@ fn include_dir() -> PathBuf {
 }
 
 fn cxx() -> String {
-    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
+    agenticcann_build::env::var("CXX").unwrap_or_else(|| "g++".to_string())
 }
 
 #[test]

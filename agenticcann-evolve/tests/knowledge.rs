@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use agenticcann_build::env::Env;
+use agenticcann_build::judge::Stage;
 use agenticcann_build::kinds;
 use agenticcann_build::spec::{Pattern, Spec};
 use agenticcann_evolve::knowledge::{
@@ -122,26 +123,26 @@ fn the_knowledge_base_loads_with_every_level_and_pattern() {
     // the policy and run kinds an honest kernel can hit, have a rule.
     let covered = covered(&kb);
     for k in kinds::ALL {
-        let needed = match k.origin {
-            kinds::Origin::Simulator => !matches!(
+        let needed = match (k.origin, k.stage) {
+            (kinds::Origin::Simulator, _) => !matches!(
                 k.name,
-                "kernel_exception" | "profile_invalid" | "cost_model_error"
+                "kernel_exception" | "profile_invalid" | "cost_model_error" | "internal_error"
             ),
-            kinds::Origin::Compiler => {
+            (kinds::Origin::Compiler, _) => {
                 !matches!(k.name, "compiler_limit" | "other" | "pch_unavailable")
             }
-            kinds::Origin::Policy => matches!(
+            (kinds::Origin::Policy, _) => matches!(
                 k.name,
                 "forbidden_include" | "heap_allocation" | "exceptions" | "missing_entry_point"
             ),
-            kinds::Origin::Run => {
+            (kinds::Origin::Judge, Stage::Run) => {
                 matches!(k.name, "timeout" | "tiling_block_dim" | "guard_overwritten")
             }
-            kinds::Origin::Verify => matches!(
+            (kinds::Origin::Judge, Stage::Verify) => matches!(
                 k.name,
                 "wrong_result" | "nonfinite_mismatch" | "unwritten_output"
             ),
-            kinds::Origin::Profile => false,
+            (kinds::Origin::Judge, _) => false,
         };
         if needed {
             assert!(covered.contains(&k.name), "no L2 rule names {}", k.name);
@@ -625,4 +626,26 @@ fn broken_chunks_are_reported_with_their_files() {
     // A missing root.
     let e = KnowledgeBase::load(Path::new("/nonexistent/knowledge")).unwrap_err();
     assert!(e.to_string().contains("is not a folder"), "{e}");
+}
+
+/// The repair phase accepts every kind the registry holds (simulator, compiler classifier,
+/// policy, judge) for every pattern: a real failure never makes assembling fail, whether or
+/// not an L2 rule names it (a kind without one is recorded as unmatched).
+#[test]
+fn repair_accepts_every_registered_kind() {
+    let kb = kb();
+    for p in Pattern::ALL {
+        for k in kinds::ALL {
+            assemble(&kb, Phase::Repair, p, &[k.name])
+                .unwrap_or_else(|e| panic!("repair for {p} on `{}`: {e}", k.name));
+        }
+    }
+    // The policy's most common rejections route to a rule.
+    for kind in ["raw_gm_access", "raw_pointer", "bulk_memory"] {
+        let prompt = assemble(&kb, Phase::Repair, Pattern::Elementwise, &[kind]).unwrap();
+        assert!(
+            prompt.chunks.iter().any(|c| c.id.starts_with("L2.")),
+            "no L2 rule for {kind}"
+        );
+    }
 }

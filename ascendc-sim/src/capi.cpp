@@ -8,6 +8,7 @@
 #include <string>
 
 #include "acl/runtime.h"
+#include "ascendc_sim/gm.h"
 #include "ascendc_sim/profile.h"
 
 namespace {
@@ -101,3 +102,7 @@ char* ascendc_sim_profile_json(void) {
 }
 
 }  // extern "C"
+
+extern "C" int ascendc_sim_gm_set_output(const void* ptr, int on) {
+  return ascendc_sim::gm::set_write_before_read(ptr, on != 0) ? 0 : 1;
+}

@@ -16,9 +16,36 @@ DType dtype_for_size(uint32_t es) {
 
 void check_block_count(uint64_t n, const char* api, const SrcLoc& loc) {
   if (n > 4095) {
-    fail("field_out_of_range", api, loc, fmt("blockCount %llu is outside [0, 4095]", ull(n)),
+    fail("field_out_of_range", api, loc,
+         n > 0xFFFF ? fmt("blockCount %llu does not fit its 16-bit field (the NPU would see %llu) and is outside "
+                          "[0, 4095]",
+                          ull(n), ull(n & 0xFFFF))
+                    : fmt("blockCount %llu is outside [0, 4095]", ull(n)),
          {{"blockCount", double(n)}, {"max", 4095}});
   }
+}
+
+// A parameter stored through a wider type must fit its hardware field (FC-09): the NPU
+// keeps only the low bits, so 65600 blocks would copy 64.
+void check_field(uint64_t v, uint64_t max, const char* field, const char* api, const SrcLoc& loc) {
+  if (v <= max) return;
+  const unsigned bits = max == 0xFF ? 8 : max == 0xFFFF ? 16 : 32;
+  if (v > (uint64_t(1) << 63)) {
+    fail("field_out_of_range", api, loc,
+         fmt("%s is negative (%lld); the field is an unsigned %u-bit integer", field, (long long)v, bits),
+         {{field, double(int64_t(v))}, {"max", double(max)}});
+  }
+  fail("field_out_of_range", api, loc,
+       fmt("%s %llu does not fit its %u-bit field (largest %llu): the NPU would use %llu", field, ull(v), bits,
+           ull(max), ull(v & max)),
+       {{field, double(v)}, {"max", double(max)}});
+}
+
+void check_params(uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap, const char* api, const SrcLoc& loc) {
+  check_block_count(n, api, loc);
+  check_field(len, 0xFFFF, "blockLen", api, loc);
+  check_field(src_gap, 0xFFFF, "srcStride", api, loc);
+  check_field(dst_gap, 0xFFFF, "dstStride", api, loc);
 }
 
 // GM -> UB bursts. `block_ub` bytes of UB per burst starting at dst + i*ub_pitch; the data
@@ -31,7 +58,22 @@ void gm_to_ub(CoreContext& c, const UbRef& dst, const uint8_t* gm, uint32_t coun
   check_operand(c, dst, dst.addr, uint32_t(std::min<uint64_t>(dst.addr + ub_span, 0xFFFFFFFFull)), 32, "dst", api, loc);
   ascendc_sim::qs::check_in_flight_overlap(c, dst, dst.addr, uint32_t(dst.addr + ub_span), api, loc);
   check_gm(gm, gm_span, false, api, loc);
+  if (gm_pitch == bytes) {
+    gm_dma_read(c, Pipe::MTE2, gm, gm_span, api, loc);
+  } else {
+    for (uint32_t i = 0; i < count; i++) gm_dma_read(c, Pipe::MTE2, gm + i * gm_pitch, bytes, api, loc);
+  }
   uint32_t stamp = hz_issue(c, Pipe::MTE2, loc);
+  // Row layout (B.6): rows whose data (with requested padding) ends before the 32-byte
+  // round-up leave lanes that belong to no row.
+  const uint64_t data_end = pad ? data_off + bytes + pad->right * pad->esize : bytes;
+  if (pad && data_end < block_ub) {
+    layout_record(c, dst.addr,
+                  CoreContext::RowLayout{count, uint32_t(ub_pitch), uint32_t(block_ub), uint32_t(data_off),
+                                         uint32_t(data_end), loc});
+  } else {
+    layout_erase(c, dst.addr, uint32_t(dst.addr + ub_span));
+  }
   for (uint32_t i = 0; i < count; i++) {
     uint32_t b = dst.addr + uint32_t(i * ub_pitch);
     hz_access(c, Pipe::MTE2, stamp, b, b + uint32_t(block_ub), true, api, loc);
@@ -64,13 +106,16 @@ void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uin
   uint32_t stamp = hz_issue(c, Pipe::MTE3, loc);
   for (uint32_t i = 0; i < count; i++) {
     uint32_t b = src.addr + uint32_t(i * ub_pitch);
+    layout_check_copy_out(c, b, b + uint32_t(bytes), api, loc);
     check_initialized(c, b, b + uint32_t(bytes), "the copy to GM", api, loc);
     hz_access(c, Pipe::MTE3, stamp, b, b + uint32_t(bytes), false, api, loc);
   }
   for (uint32_t i = 0; i < count; i++) {
     const uint8_t* from = c.ub + src.addr + i * ub_pitch;
+    hz_gm_write(c, stamp, gm + i * gm_pitch, bytes);
     if (c.atomic != CoreContext::Atomic::None) {
       c.atomic_writes.push_back({gm + i * gm_pitch, std::vector<uint8_t>(from, from + bytes), c.atomic, c.atomic_dtype});
+      gm_note_output_write(c, gm + i * gm_pitch, bytes);
       continue;
     }
     std::memcpy(gm + i * gm_pitch, from, bytes);
@@ -83,6 +128,12 @@ void ub_to_ub(CoreContext& c, const UbRef& dst, const UbRef& src, uint32_t count
               uint64_t src_pitch, uint64_t dst_pitch, uint32_t esize, const char* api, const SrcLoc& loc) {
   check_operand(c, src, src.addr, uint32_t(src.addr + (count - 1) * src_pitch + bytes), 32, "src", api, loc);
   check_operand(c, dst, dst.addr, uint32_t(dst.addr + (count - 1) * dst_pitch + bytes), 32, "dst", api, loc);
+  if (!c.layouts.empty()) {
+    LayoutOpnd lo[2] = {{src.addr, src.addr + (count - 1) * src_pitch + bytes, esize, false},
+                        {dst.addr, dst.addr + (count - 1) * dst_pitch + bytes, esize, true}};
+    if (count == 1) layout_vector(c, lo, 2, api, loc);
+    else layout_erase(c, dst.addr, uint32_t(lo[1].hi));
+  }
   uint32_t stamp = hz_issue(c, Pipe::V, loc);
   for (uint32_t i = 0; i < count; i++) {
     uint32_t s = src.addr + uint32_t(i * src_pitch), d = dst.addr + uint32_t(i * dst_pitch);
@@ -139,40 +190,45 @@ void count_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t count, uint32_t
   ub_to_ub(c, dst, src, 1, bytes, bytes, bytes, esize, api, loc);
 }
 
-void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
                      const SrcLoc& loc) {
   const char* api = "DataCopy";
   CoreContext& c = ctx(api);
-  check_block_count(n, api, loc);
+  check_params(n, len, src_gap, dst_gap, api, loc);
   if (n == 0 || len == 0) return;
   uint64_t bytes = uint64_t(len) * 32;
-  gm_to_ub(c, dst, gm, n, bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, bytes, 0, nullptr, api,
+  gm_to_ub(c, dst, gm, uint32_t(n), bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, bytes, 0, nullptr, api,
            loc);
 }
 
-void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
                      const SrcLoc& loc) {
   const char* api = "DataCopy";
   CoreContext& c = ctx(api);
-  check_block_count(n, api, loc);
+  check_params(n, len, src_gap, dst_gap, api, loc);
   if (n == 0 || len == 0) return;
   uint64_t bytes = uint64_t(len) * 32;
-  ub_to_gm(c, gm, src, n, bytes, bytes + uint64_t(dst_gap) * 32, bytes + uint64_t(src_gap) * 32, api, loc);
+  ub_to_gm(c, gm, src, uint32_t(n), bytes, bytes + uint64_t(dst_gap) * 32, bytes + uint64_t(src_gap) * 32, api, loc);
 }
 
-void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint32_t n, uint32_t len, uint32_t src_gap, uint32_t dst_gap,
+void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
                      const SrcLoc& loc) {
   const char* api = "DataCopy";
   CoreContext& c = ctx(api);
-  check_block_count(n, api, loc);
+  check_params(n, len, src_gap, dst_gap, api, loc);
   if (n == 0 || len == 0) return;
   uint64_t bytes = uint64_t(len) * 32;
-  ub_to_ub(c, dst, src, n, bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, 1, api, loc);
+  ub_to_ub(c, dst, src, uint32_t(n), bytes, bytes + uint64_t(src_gap) * 32, bytes + uint64_t(dst_gap) * 32, 1, api, loc);
 }
 
 namespace {
-void check_pad_params(uint64_t n, uint64_t len, uint32_t esize, const char* api, const SrcLoc& loc) {
+void check_pad_params(uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap, uint64_t field_max,
+                      uint32_t esize, const char* api, const SrcLoc& loc) {
+  check_field(n, 0xFFFF, "blockCount", api, loc);
   check_block_count(n, api, loc);
+  check_field(len, field_max, "blockLen", api, loc);
+  check_field(src_gap, field_max, "srcStride", api, loc);
+  check_field(dst_gap, field_max, "dstStride", api, loc);
   if (len > 2097151) {
     fail("field_out_of_range", api, loc, fmt("blockLen %llu bytes is outside [0, 2097151]", ull(len)),
          {{"blockLen", double(len)}, {"max", 2097151}});
@@ -186,30 +242,34 @@ void check_pad_params(uint64_t n, uint64_t len, uint32_t esize, const char* api,
 }
 }  // namespace
 
-void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
-                  const Pad& pad, uint32_t esize, const SrcLoc& loc) {
+void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
+                  uint64_t field_max, const Pad& pad, uint32_t esize, const SrcLoc& loc) {
   const char* api = "DataCopyPad";
   CoreContext& c = ctx(api);
-  check_pad_params(n, len, esize, api, loc);
+  check_pad_soc(api, loc);
+  check_pad_params(n, len, src_gap, dst_gap, field_max, esize, api, loc);
+  check_field(pad.left, 0xFF, "leftPadding", api, loc);
+  check_field(pad.right, 0xFF, "rightPadding", api, loc);
   if (pad.left * esize > 32 || pad.right * esize > 32) {
     fail("field_out_of_range", api, loc,
-         fmt("padding of %u left / %u right elements exceeds 32 bytes", pad.left, pad.right),
+         fmt("padding of %llu left / %llu right elements exceeds 32 bytes", ull(pad.left), ull(pad.right)),
          {{"leftPadding", double(pad.left)}, {"rightPadding", double(pad.right)}});
   }
   if (n == 0 || len == 0) return;
   uint64_t data_off = uint64_t(pad.left) * esize;
   uint64_t block_ub = (data_off + len + uint64_t(pad.right) * esize + 31) / 32 * 32;
-  gm_to_ub(c, dst, gm, n, len, len + src_gap, block_ub + dst_gap * 32, block_ub, data_off, &pad, api, loc);
+  gm_to_ub(c, dst, gm, uint32_t(n), len, len + src_gap, block_ub + dst_gap * 32, block_ub, data_off, &pad, api, loc);
 }
 
-void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
-                  uint32_t esize, const SrcLoc& loc) {
+void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,
+                  uint64_t field_max, uint32_t esize, const SrcLoc& loc) {
   const char* api = "DataCopyPad";
   CoreContext& c = ctx(api);
-  check_pad_params(n, len, esize, api, loc);
+  check_pad_soc(api, loc);
+  check_pad_params(n, len, src_gap, dst_gap, field_max, esize, api, loc);
   if (n == 0 || len == 0) return;
   uint64_t ub_pitch = (len + 31) / 32 * 32 + src_gap * 32;
-  ub_to_gm(c, gm, src, n, len, len + dst_gap, ub_pitch, api, loc);
+  ub_to_gm(c, gm, src, uint32_t(n), len, len + dst_gap, ub_pitch, api, loc);
 }
 
 }  // namespace ascendc_sim::dma

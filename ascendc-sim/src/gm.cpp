@@ -53,6 +53,14 @@ bool unregister_allocation(const void* ptr) {
   return table().erase(reinterpret_cast<uintptr_t>(ptr)) == 1;
 }
 
+bool set_write_before_read(const void* ptr, bool on) {
+  std::lock_guard<std::mutex> g(mu());
+  auto it = table().find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == table().end()) return false;
+  it->second.write_before_read = on;
+  return true;
+}
+
 bool find_allocation(const void* ptr, Allocation* out) {
   std::lock_guard<std::mutex> g(mu());
   return find_locked(ptr, out);
@@ -79,7 +87,10 @@ std::shared_ptr<const Snapshot> snapshot() {
   auto s = std::make_shared<Snapshot>();
   std::lock_guard<std::mutex> g(mu());
   s->allocs.reserve(table().size());
-  for (const auto& [k, a] : table()) s->allocs.push_back(a);
+  for (const auto& [k, a] : table()) {
+    s->allocs.push_back(a);
+    s->any_write_before_read = s->any_write_before_read || a.write_before_read;
+  }
   return s;
 }
 
@@ -112,6 +123,60 @@ void check_gm(const void* p, uint64_t bytes, bool write, const char* api, const 
           {"allocation_bytes", double(a.bytes)},
           {"overflow_bytes", double(over)}});
   }
+}
+
+}  // namespace ascendc_sim
+
+namespace ascendc_sim {
+
+namespace {
+// The write-before-read allocation holding [p, p + bytes), if any (nullptr otherwise).
+bool output_allocation(const void* p, gm::Allocation* a) {
+  const gm::Snapshot* snap = tl_gm_snapshot;
+  if (!snap || !snap->any_write_before_read) return false;
+  return snap->find(p, a) && a->write_before_read;
+}
+}  // namespace
+
+void gm_note_output_write(CoreContext& c, const void* p, uint64_t bytes) {
+  gm::Allocation a;
+  if (bytes == 0 || !output_allocation(p, &a)) return;
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  auto& m = c.output_written;
+  // Union of intervals: merge every range that overlaps or touches [lo, hi).
+  auto it = m.upper_bound(lo);
+  if (it != m.begin() && std::prev(it)->second >= lo) --it;
+  while (it != m.end() && it->first <= hi) {
+    lo = std::min(lo, it->first);
+    hi = std::max(hi, it->second);
+    it = m.erase(it);
+  }
+  m.emplace(lo, hi);
+}
+
+void gm_check_output_read(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  gm::Allocation a;
+  if (bytes == 0 || !output_allocation(p, &a)) return;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  uintptr_t at = lo;  // first byte not yet known written
+  const auto& m = c.output_written;
+  auto it = m.upper_bound(lo);
+  if (it != m.begin()) --it;
+  for (; it != m.end() && it->first <= at && at < hi; ++it) at = std::max(at, it->second);
+  if (at >= hi) return;
+  uint64_t off = uint64_t(reinterpret_cast<const uint8_t*>(at) - a.base);
+  fail("gm_output_read_before_write", api, loc,
+       fmt("reads byte %llu of an output buffer (%llu bytes) that this core has not written in this launch: "
+           "an output holds the caller's fill, not data (the judge fills it with a poison), so a kernel must "
+           "write its outputs before reading them back; an in-place operator declares the output as an input "
+           "in its spec",
+           static_cast<unsigned long long>(off), static_cast<unsigned long long>(a.bytes)),
+       {{"offset", double(off)}, {"allocation_bytes", double(a.bytes)}});
+}
+
+void gm_dma_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  hz_gm_read(c, pipe, p, bytes, api, loc);
+  gm_check_output_read(c, p, bytes, api, loc);
 }
 
 }  // namespace ascendc_sim

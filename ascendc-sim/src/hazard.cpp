@@ -8,8 +8,13 @@
 // pipe are kept; an access from pipe p to a block last written (or, for a write, read)
 // by another pipe q at a stamp p does not know of is an unsynchronized access. Same-pipe
 // order (V after V, MTE2 after MTE2) is what the hardware and the compiler give.
-// Scalar (PIPE_S) accesses are ordered with every pipe by the compiler's auto-sync.
+// Scalar (PIPE_S) accesses are ordered with every pipe by the compiler's auto-sync,
+// and hz_scalar tells the cost model which pipes that auto-sync waits for, so that a
+// scalar access cannot serve as a free barrier. A wait on the scalar pipe orders every
+// pipe (the scalar unit issues everything after it). GM written by this core's MTE3 is
+// tracked per byte range until a later read is ordered after it (gm_pending).
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 
 #include "ascendc_sim/core.h"
@@ -71,22 +76,113 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
   }
 }
 
-void hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write) {
-  if (hi <= lo) return;
+uint8_t hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write) {
+  if (hi <= lo) return 0;
   Hazards& h = c.hz;
-  for (uint32_t b = lo / 32, e = (hi - 1) / 32; b <= e; b++) {
-    uint8_t w = h.writer[b];
-    if (w != 0xFF) {
-      for (int p = 0; p < Hazards::kP; p++) h.vc[p][w] = std::max(h.vc[p][w], h.wstamp[b]);
-    }
+  constexpr int S = int(Pipe::S), V = int(Pipe::V);
+  // What the scalar unit knows once it has waited: it always waits for the vector pipe
+  // (V->S auto-sync, as the cost model charges), which brings what V knew (a drained V
+  // is past every flag or DeQue it waited on). A pipe whose write (or, for a write, read)
+  // of these bytes is still unknown is waited for too: every instruction it issued so
+  // far, and what it knew. The cost model drains exactly these pipes (A.1 of issue 13).
+  uint32_t know[Hazards::kP];
+  for (int q = 0; q < Hazards::kP; q++) know[q] = std::max(h.vc[S][q], h.vc[V][q]);
+  know[V] = std::max(know[V], h.counter[V]);
+  uint8_t drain = uint8_t(1u << V);
+  auto need = [&](int q, uint32_t stamp) {
+    if (q == S || stamp <= know[q]) return;
+    drain = uint8_t(drain | (1u << q));
+    know[q] = h.counter[q];
+    for (int r = 0; r < Hazards::kP; r++) know[r] = std::max(know[r], h.vc[q][r]);
+  };
+  const uint32_t b0 = lo / 32, b1 = (hi - 1) / 32;
+  for (uint32_t b = b0; b <= b1; b++) {
+    if (h.writer[b] != 0xFF) need(h.writer[b], h.wstamp[b]);
     if (write) {
-      for (int q = 0; q < Hazards::kP; q++) {
-        if (h.rstamp[q][b] == 0) continue;
-        for (int p = 0; p < Hazards::kP; p++) h.vc[p][q] = std::max(h.vc[p][q], h.rstamp[q][b]);
-        h.rstamp[q][b] = 0;
-      }
+      for (int q = 1; q < Hazards::kP; q++)
+        if (h.rstamp[q][b] != 0) need(q, h.rstamp[q][b]);
+    }
+  }
+  // Every pipe's later instructions are issued after this access: they follow
+  // everything the scalar unit now knows to be complete.
+  for (int p = 0; p < Hazards::kP; p++)
+    for (int q = 0; q < Hazards::kP; q++) h.vc[p][q] = std::max(h.vc[p][q], know[q]);
+  if (write) {
+    for (uint32_t b = b0; b <= b1; b++) {
+      for (int q = 0; q < Hazards::kP; q++) h.rstamp[q][b] = 0;
       h.writer[b] = 0xFF;
     }
+  }
+  return drain;
+}
+
+void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes) {
+  if (bytes == 0) return;
+  auto& m = c.hz.gm_pending;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  // Cut what the new range covers out of the ranges it overlaps.
+  auto it = m.lower_bound(lo);
+  if (it != m.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.hi > lo) {
+      Hazards::GmSpan tail = prev->second;
+      prev->second.hi = lo;
+      if (tail.hi > hi) m.emplace(hi, tail);
+    }
+  }
+  it = m.lower_bound(lo);
+  while (it != m.end() && it->first < hi) {
+    if (it->second.hi > hi) {
+      Hazards::GmSpan tail = it->second;
+      m.erase(it);
+      m.emplace(hi, tail);
+      break;
+    }
+    it = m.erase(it);
+  }
+  // Extend a range of the same instruction that ends where this one starts.
+  it = m.lower_bound(lo);
+  if (it != m.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.hi == lo && prev->second.stamp == stamp) {
+      prev->second.hi = hi;
+      return;
+    }
+  }
+  m.emplace(lo, Hazards::GmSpan{hi, stamp});
+}
+
+void hz_gm_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  Hazards& h = c.hz;
+  auto& m = h.gm_pending;
+  if (bytes == 0 || m.empty()) return;
+  constexpr int M3 = int(Pipe::MTE3);
+  const uint32_t known = h.vc[int(pipe)][M3];
+  const uint32_t known_by_all = std::min(h.vc[int(Pipe::MTE2)][M3], h.vc[int(Pipe::S)][M3]);
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  auto it = m.upper_bound(lo);
+  if (it != m.begin()) --it;
+  while (it != m.end() && it->first < hi) {
+    if (it->second.hi <= lo) {
+      ++it;
+      continue;
+    }
+    if (it->second.stamp <= known_by_all) {
+      it = m.erase(it);
+      continue;
+    }
+    if (it->second.stamp > known) {
+      const SrcLoc& w = h.locs[M3][it->second.stamp - 1];
+      uintptr_t a = std::max(lo, it->first), e = std::min(hi, it->second.hi);
+      fail("gm_unsynchronized_access", api, loc,
+           fmt("%s reads GM bytes [%llu, %llu) of this read that this core's MTE3 copy at %s wrote, with no "
+               "SetFlag/WaitFlag<HardEvent::MTE3_%s>, queue hand-off or PipeBarrier<PIPE_ALL> between them; on the "
+               "NPU the read may see the old bytes (copies complete out of order across MTE3 and %s)",
+               pipe_name(int(pipe)), static_cast<unsigned long long>(a - lo), static_cast<unsigned long long>(e - lo),
+               where(w).c_str(), pipe == Pipe::S ? "S" : "MTE2", pipe_name(int(pipe))),
+           {{"gm_byte_offset", double(a - lo)}, {"bytes", double(e - a)}});
+    }
+    ++it;
   }
 }
 
@@ -105,7 +201,14 @@ void sync_wait(CoreContext& c, Pipe pipe, SyncKey key) {
   Hazards& h = c.hz;
   auto it = h.tokens.find(key.value);
   if (it == h.tokens.end()) return;
-  for (int q = 0; q < Hazards::kP; q++) h.vc[int(pipe)][q] = std::max(h.vc[int(pipe)][q], it->second[size_t(q)]);
+  // A wait on the scalar pipe stalls the scalar unit, which issues every later
+  // instruction of every pipe: all of them follow what the signal published (the cost
+  // model blocks the scalar walk on it). Other pipes' waits order that pipe only.
+  const bool scalar = pipe == Pipe::S;
+  for (int p = 0; p < Hazards::kP; p++) {
+    if (!scalar && p != int(pipe)) continue;
+    for (int q = 0; q < Hazards::kP; q++) h.vc[p][q] = std::max(h.vc[p][q], it->second[size_t(q)]);
+  }
 }
 
 void sync_barrier(CoreContext& c, Pipe pipe, bool all) {

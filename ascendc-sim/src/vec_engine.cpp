@@ -140,6 +140,8 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
   bool any = active_any(sh);
   uint64_t n = 0;
   bool is_flat = any && flat(sh, ops, nops, &n);
+  LayoutOpnd spans[8];
+  const bool layouts = any && !c.layouts.empty() && nops <= 8;
   for (int i = 0; i < nops; i++) {
     Opnd& o = ops[i];
     if (!any) {
@@ -167,8 +169,10 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
     }
     if (hi > 0xFFFFFFFFull) hi = 0xFFFFFFFFull;
     check_operand(c, o.t, uint32_t(std::min<uint64_t>(lo, o.t.addr)), uint32_t(hi), o.align, o.role, api, loc);
+    if (layouts) spans[i] = LayoutOpnd{std::min<uint64_t>(lo, o.t.addr), hi, o.esize, o.write};
   }
   if (!any) return false;
+  if (layouts) layout_vector(c, spans, nops, api, loc);  // UB row pitch (row_layout.cpp)
   if (is_flat) {
     // api-reference §4.1: a destination may coincide exactly with a source (in place), but
     // must not partially overlap one — the NPU reads and writes a repeat at a time, so the

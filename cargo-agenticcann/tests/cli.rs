@@ -410,10 +410,10 @@ fn runs_as_a_cargo_subcommand() {
         .unwrap()
         .to_path_buf();
     let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
+        &agenticcann_build::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let cargo = agenticcann_build::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .args([
             "agenticcann",

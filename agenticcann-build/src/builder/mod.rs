@@ -146,7 +146,8 @@ impl Builder {
         self
     }
 
-    /// An extra flag for the kernel compiler (simulator backend).
+    /// An extra flag for the kernel compiler (simulator backend), after [`crate::toolchain::sim::FLAGS`]; a
+    /// store miss is judged with it too.
     pub fn flag(&mut self, flag: &str) -> &mut Self {
         self.flags.push(flag.to_string());
         self

@@ -14,8 +14,8 @@ use crate::key::Key;
 use crate::spec::{OpSpec, Spec};
 use crate::store::{lock_path, Entry, Lock, LockMismatch, Source, Store, StoreError};
 use crate::toolchain::cann::{find_cmake_module, CannProject};
-use crate::toolchain::sim::{write_if_changed, SimOptions, SimToolchain, Unit};
-use crate::toolchain::sources::{kernel_unit, tiling_unit, LauncherKind, STUB_HEADER};
+use crate::toolchain::sim::unit::{kernel_unit, tiling_unit, LauncherKind, STUB_HEADER};
+use crate::toolchain::sim::{write_if_changed, ObjectBuilder, ObjectOptions, SimToolchain, Unit};
 use crate::toolchain::Backend;
 
 /// Bump when the bindgen invocation changes, so cached FFI is regenerated.
@@ -53,6 +53,12 @@ pub struct BuildReport {
     pub warnings: Vec<String>,
     /// Every `cargo:` line printed (or that would have been).
     pub cargo_lines: Vec<String>,
+    /// The compiler command of every simulator translation unit (unit, program and
+    /// arguments): the same flags the judge compiles a candidate with.
+    pub compile_commands: Vec<(String, Vec<String>)>,
+    /// Every environment variable read, sorted: each was announced with
+    /// `cargo:rerun-if-env-changed` (when printing Cargo lines).
+    pub env_read: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -102,6 +108,17 @@ impl Ctx<'_> {
         set.clone().or_else(|| self.env.get(var).map(PathBuf::from))
     }
 
+    /// The simulator toolchain the build compiles with and the judge judges with on a store
+    /// miss: the headers `include` (the build's `DEP_AGENTICCANN_SIM_INCLUDE`; when `None`,
+    /// as the judge finds them), the compiler, library and profiles as
+    /// [`SimToolchain::from_env_in`] reads them (every read announced), and the extra flags
+    /// of `Builder::flag`.
+    fn sim_toolchain(&self, include: Option<PathBuf>) -> Result<SimToolchain, String> {
+        let mut tc = SimToolchain::from_env_in(&self.env, include).map_err(|e| e.to_string())?;
+        tc.extra_flags = self.b.flags.clone();
+        Ok(tc)
+    }
+
     fn required_path(&self, set: &Option<PathBuf>, var: &str, why: &str) -> Result<PathBuf, Error> {
         self.path_setting(set, var)
             .ok_or_else(|| Error::new(ErrorKind::Env, format!("{var} is not set: {why}")))
@@ -120,9 +137,14 @@ fn store_err(e: StoreError) -> Error {
 }
 
 /// The entry of `op` synthesized into `root` (an `OUT_DIR` store): reused when a valid entry
-/// for the key is already there (so rebuilds do not re-verify), else proposed, judged and
-/// written.
-fn synth_entry(op: &OpSpec, root: &Path, out_dir: &Path) -> Result<Entry, String> {
+/// for the key is already there (so rebuilds do not re-verify), else proposed, judged with
+/// the build's own toolchain `tc` (the flags the crate is compiled with) and written.
+fn synth_entry(
+    op: &OpSpec,
+    root: &Path,
+    out_dir: &Path,
+    tc: Result<SimToolchain, String>,
+) -> Result<Entry, String> {
     let dir = root.join(op.key().to_hex());
     if dir.join("manifest.toml").is_file() {
         if let Ok(e) = Entry::load_with_key(&dir, &op.key()) {
@@ -130,8 +152,11 @@ fn synth_entry(op: &OpSpec, root: &Path, out_dir: &Path) -> Result<Entry, String
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let tc = tc?;
+    tc.check().map_err(|e| e.to_string())?;
     let eval = crate::judge::EvalOptions {
         cache_dir: Some(out_dir.join("agenticcann").join("judge")),
+        toolchain: Some(tc),
         ..crate::judge::EvalOptions::default()
     };
     let s = crate::synth::synthesize(op, &crate::synth::SynthOptions::default(), &eval)
@@ -169,11 +194,14 @@ pub(super) fn run(b: &Builder) -> Result<BuildReport, Error> {
             rerun_if_changed: Vec::new(),
             warnings: Vec::new(),
             cargo_lines: Vec::new(),
+            compile_commands: Vec::new(),
+            env_read: Vec::new(),
         }),
     };
     let result = steps(&ctx);
     let mut report = ctx.report.into_inner();
     report.cargo_lines = ctx.lines.into_inner();
+    report.env_read = ctx.env.names_read();
     result.map(|()| report)
 }
 
@@ -332,14 +360,9 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
         entries.push((i, found.entry, found.source));
     }
     if !misses.is_empty() {
-        let synth = b.synth_on_miss.unwrap_or_else(|| {
-            !ctx.env.get("AGENTICCANN_NO_SYNTH").is_some_and(|v| {
-                !matches!(
-                    v.to_ascii_lowercase().as_str(),
-                    "0" | "false" | "no" | "off"
-                )
-            })
-        });
+        let synth = b
+            .synth_on_miss
+            .unwrap_or_else(|| !ctx.env.flag("AGENTICCANN_NO_SYNTH"));
         let message = || miss_message(&misses, &store, lock.as_ref(), &manifest_dir);
         if !synth {
             return Err(Error::new(
@@ -351,11 +374,12 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
             ));
         }
         let root = out_dir.join("agenticcann").join("synth");
+        let sim_include = ctx.path_setting(&b.sim_include, "DEP_AGENTICCANN_SIM_INCLUDE");
         for m in &misses {
             let Some((i, op)) = spec.ops.iter().enumerate().find(|(_, o)| o.name == m.op) else {
                 continue;
             };
-            let entry = synth_entry(op, &root, &out_dir).map_err(|e| {
+            let entry = synth_entry(op, &root, &out_dir, ctx.sim_toolchain(sim_include.clone())).map_err(|e| {
                 Error::new(
                     ErrorKind::Miss,
                     format!(
@@ -508,19 +532,16 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
                 "agenticcann's build script exports the simulator's headers; add `agenticcann` to [dependencies]",
             )?;
             ctx.rerun_if_changed(&sim_include);
-            let tc = SimToolchain::new(SimOptions {
-                sim_include,
+            let toolchain = ctx
+                .sim_toolchain(Some(sim_include))
+                .map_err(|m| Error::new(ErrorKind::Env, m))?;
+            let tc = ObjectBuilder::new(ObjectOptions {
+                toolchain,
                 out_dir: sim_dir,
                 target,
                 host,
                 jobs,
-                flags: b.flags.clone(),
                 cargo_metadata: ctx.emit,
-                cxx: ctx
-                    .env
-                    .get("AGENTICCANN_CXX")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from),
             })
             .map_err(|e| Error::new(ErrorKind::Toolchain, e.message))?;
             let rep = tc
@@ -549,6 +570,7 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
             let mut r = ctx.report.borrow_mut();
             r.compiled = rep.compiled;
             r.reused = rep.reused;
+            r.compile_commands = rep.commands;
         }
         Backend::Cann => {
             let toolkit = ctx.required_path(

@@ -1,10 +1,13 @@
-//! Compiling a candidate against the simulator: the kernel through a generated wrapper that
-//! checks its signature and exports a launcher, the tiling function through another, the
-//! run harness once per toolchain (cached object), then one link with `libascendc_sim.a`.
+//! The compile stage: a candidate's kernel and tiling function through the **same
+//! translation units a build compiles** ([`crate::toolchain::sim::unit`]: namespace, allowed
+//! headers, ABI `static_assert`, launcher) with the same flags
+//! ([`SimToolchain::compile_args`]), plus a small glue unit of the judge's own that calls the
+//! entry's launcher and tiling function for the generic run [`harness`](ensure_harness)
+//! (compiled once per toolchain, cached), then one link with `libascendc_sim.a`.
 //!
-//! A precompiled header of `kernel_operator.h` is built once per toolchain digest and flag
-//! set into the cache folder (in a private temporary folder, then renamed into place, so
-//! concurrent judges never see half a header) and used by every kernel compile.
+//! A precompiled header of `kernel_operator.h` is built once per toolchain digest (which
+//! covers the flags) into the cache folder (in a private temporary folder, then renamed into
+//! place, so concurrent judges never see half a header) and used by every kernel compile.
 //!
 //! Compiler output is trimmed to the useful lines and classified into [`ErrorKind`]s, with
 //! `kernel.cpp:line` / `tiling.cpp:line` locations.
@@ -13,21 +16,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use super::error::JudgeError;
 use super::report::{Diagnostic, Stage};
 use super::sandbox::{self, Limits, Termination};
-use super::toolchain::SimToolchain;
-
-/// Flags of every simulator compile (the precompiled header must match them exactly).
-pub const CXX_FLAGS: &[&str] = &[
-    "-std=c++20",
-    "-O1",
-    "-pthread",
-    "-fdiagnostics-color=never",
-    "-fno-diagnostics-show-caret",
-    "-fmessage-length=0",
-    "-fmax-errors=20",
-    "-ftemplate-backtrace-limit=3",
-];
+use crate::codegen::launcher_params;
+use crate::codegen::names::{launcher_symbol, tiling_struct, tiling_symbol};
+use crate::key::Key;
+use crate::spec::OpSpec;
+use crate::toolchain::sim::unit::{self, include_path, LauncherKind};
+use crate::toolchain::sim::{command_words, SimToolchain};
 
 /// What kind of compile error a candidate has: the first error decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,11 +145,7 @@ impl ErrorKind {
 /// folder + `agenticcann/judge` (`$XDG_CACHE_HOME`, else `~/.cache`), else the temporary
 /// folder + `agenticcann-judge`.
 pub fn default_cache_dir() -> PathBuf {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
+    let env = |k: &str| crate::env::var_os(k).map(PathBuf::from);
     if let Some(d) = env("AGENTICCANN_CACHE_DIR") {
         return d.join("judge");
     }
@@ -166,9 +159,12 @@ pub fn default_cache_dir() -> PathBuf {
 }
 
 /// A unique private folder under `cache` for building something before renaming it.
-fn private_tmp(cache: &Path) -> std::io::Result<tempfile::TempDir> {
-    std::fs::create_dir_all(cache)?;
-    tempfile::Builder::new().prefix(".tmp-").tempdir_in(cache)
+fn private_tmp(cache: &Path) -> Result<tempfile::TempDir, JudgeError> {
+    std::fs::create_dir_all(cache).map_err(|e| JudgeError::io("create", cache, e))?;
+    tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempdir_in(cache)
+        .map_err(|e| JudgeError::io("create a folder in", cache, e))
 }
 
 fn compiler_limits() -> Limits {
@@ -181,65 +177,75 @@ fn compiler_limits() -> Limits {
     }
 }
 
-/// Runs the compiler in `dir`; returns (ok, stderr, termination).
+/// What one compiler process did.
+struct CxxRun {
+    ok: bool,
+    /// stderr then stdout.
+    text: String,
+    termination: Termination,
+}
+
+/// Runs the compiler with `args` in `dir`.
+///
+/// # Errors
+/// [`JudgeError::Compiler`] when it cannot be started (not installed: the message names
+/// the install line).
 fn run_cxx(
     tc: &SimToolchain,
     dir: &Path,
     args: &[String],
     limits: &Limits,
-) -> Result<(bool, String, Termination), String> {
+) -> Result<CxxRun, JudgeError> {
     let mut cmd = Command::new(&tc.cxx);
     // ASCII quotes in messages, whatever the user's locale.
     cmd.args(args).env("LC_ALL", "C");
-    let out = sandbox::run(cmd, dir, limits, false)
-        .map_err(|e| crate::toolchain::cannot_run_compiler(&tc.cxx, &e))?;
+    let out = sandbox::run(cmd, dir, limits, false).map_err(|e| JudgeError::Compiler {
+        compiler: tc.cxx.clone(),
+        message: crate::toolchain::cannot_run_compiler(&tc.cxx, &e),
+    })?;
     let ok = out.success();
     let mut text = out.stderr;
     if !out.stdout.is_empty() {
         text.push_str(&out.stdout);
     }
-    Ok((ok, text, out.termination))
+    Ok(CxxRun {
+        ok,
+        text,
+        termination: out.termination,
+    })
 }
 
 /// The precompiled header for `tc` (built when missing): the path to pass to `-include`.
+/// Built with [`SimToolchain::compile_args`], the flags of every unit.
 ///
 /// # Errors
 /// A message when the header cannot be built (the caller compiles without it).
 pub fn ensure_pch(tc: &SimToolchain, cache: &Path) -> Result<PathBuf, String> {
-    let mut h = blake3::Hasher::new();
-    h.update(tc.digest().as_bytes());
-    for f in CXX_FLAGS {
-        h.update(f.as_bytes());
-        h.update(b"\0");
-    }
-    let digest = h.finalize().to_hex();
+    let digest = tc.digest();
     let dir = cache.join(format!("pch-{}", &digest[..32]));
     let header = dir.join("agc_pch.h");
     if dir.join("agc_pch.h.gch").is_file() {
         return Ok(header);
     }
-    let tmp = private_tmp(cache)
-        .map_err(|e| format!("cannot create a folder in {}: {e}", cache.display()))?;
+    let tmp = private_tmp(cache).map_err(|e| e.to_string())?;
     std::fs::write(
         tmp.path().join("agc_pch.h"),
         "#include \"kernel_operator.h\"\n",
     )
     .map_err(|e| format!("cannot write the PCH source: {e}"))?;
-    let mut args: Vec<String> = CXX_FLAGS.iter().map(|s| s.to_string()).collect();
+    let mut args = tc.compile_args(tmp.path());
     args.extend([
         "-x".into(),
         "c++-header".into(),
-        "-I".into(),
-        tc.include.display().to_string(),
         "agc_pch.h".into(),
         "-o".into(),
         "agc_pch.h.gch".into(),
     ]);
-    let (ok, err, _) = run_cxx(tc, tmp.path(), &args, &compiler_limits())?;
-    if !ok {
+    let r = run_cxx(tc, tmp.path(), &args, &compiler_limits()).map_err(|e| e.to_string())?;
+    if !r.ok {
         return Err(format!(
             "building the precompiled header failed:\n{}",
-            trim(&err, 20)
+            trim(&r.text, 20)
         ));
     }
     let tmp_path = tmp.keep();
@@ -263,252 +269,298 @@ pub fn ensure_pch(tc: &SimToolchain, cache: &Path) -> Result<PathBuf, String> {
 /// The run harness object for `tc` (compiled when missing).
 ///
 /// # Errors
-/// A message when it cannot be compiled (a bug or a broken toolchain, not the candidate's
-/// fault).
-pub fn ensure_harness(tc: &SimToolchain, cache: &Path) -> Result<PathBuf, String> {
+/// [`JudgeError::Harness`] when it does not compile (a bug or a broken toolchain, not the
+/// candidate's fault), [`JudgeError::Compiler`], [`JudgeError::Io`].
+pub fn ensure_harness(tc: &SimToolchain, cache: &Path) -> Result<PathBuf, JudgeError> {
     const SRC: &str = include_str!("harness.cpp");
     let mut h = blake3::Hasher::new();
     h.update(tc.digest().as_bytes());
     h.update(SRC.as_bytes());
-    for f in CXX_FLAGS {
-        h.update(f.as_bytes());
-    }
     let digest = h.finalize().to_hex();
     let obj = cache.join(format!("harness-{}.o", &digest[..32]));
     if obj.is_file() {
         return Ok(obj);
     }
-    let tmp = private_tmp(cache)
-        .map_err(|e| format!("cannot create a folder in {}: {e}", cache.display()))?;
-    std::fs::write(tmp.path().join("harness.cpp"), SRC).map_err(|e| e.to_string())?;
-    let mut args: Vec<String> = CXX_FLAGS.iter().map(|s| s.to_string()).collect();
+    let tmp = private_tmp(cache)?;
+    let src = tmp.path().join("harness.cpp");
+    std::fs::write(&src, SRC).map_err(|e| JudgeError::io("write", &src, e))?;
+    let mut args = tc.compile_args(tmp.path());
     args.extend([
-        "-I".into(),
-        tc.include.display().to_string(),
         "-c".into(),
         "harness.cpp".into(),
         "-o".into(),
         "harness.o".into(),
     ]);
-    let (ok, err, _) = run_cxx(tc, tmp.path(), &args, &compiler_limits())?;
-    if !ok {
-        return Err(format!(
+    let r = run_cxx(tc, tmp.path(), &args, &compiler_limits())?;
+    if !r.ok {
+        return Err(JudgeError::Harness(format!(
             "compiling the judge's harness failed:\n{}",
-            trim(&err, 30)
-        ));
+            trim(&r.text, 30)
+        )));
     }
-    std::fs::rename(tmp.path().join("harness.o"), &obj).map_err(|e| {
-        format!(
-            "cannot move the harness object into {}: {e}",
-            cache.display()
-        )
-    })?;
+    std::fs::rename(tmp.path().join("harness.o"), &obj)
+        .map_err(|e| JudgeError::io("move the harness object into", cache, e))?;
     Ok(obj)
 }
 
-/// The kernel wrapper: includes the entry's header and kernel, checks the entry point's
-/// signature, and exports `agc_judge_launch` for the harness. `params` are the GM tensor
-/// names in ABI order.
-pub fn kernel_wrapper(params: &[&str]) -> String {
-    let gm_types = vec!["GM_ADDR"; params.len() + 1].join(", ");
-    let gm_args: Vec<String> = (0..params.len()).map(|i| format!("gm[{i}]")).collect();
-    let names = params
-        .iter()
-        .map(|p| format!("GM_ADDR {p}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!(
-        r#"// Generated by the agenticcann judge.
-#include "agenticcann_tiling.h"
-#include "kernel.cpp"
-#include <type_traits>
-static_assert(std::is_same_v<decltype(&AGC_KERNEL), void (*)({gm_types}, AgcTiling)>,
-              "agenticcann-abi: the kernel must be `extern \"C\" __global__ __aicore__ void AGC_KERNEL({names}, GM_ADDR workspace, AgcTiling tiling)`");
+/// The judge's glue unit: the entry points the [harness](ensure_harness) calls
+/// (`agc_judge_launch`, `agc_judge_tiling`, `agc_judge_tiling_bytes`) over the entry's
+/// `aclrtlaunch_agc_<key16>` launcher and tiling function, which the shared units define.
+/// Only the generated header is included: no candidate code is compiled here.
+///
+/// # Errors
+/// As [`include_path`].
+pub fn glue_unit(key: &Key, op: &OpSpec, header: &Path) -> Result<String, String> {
+    let params = launcher_params(op);
+    let gm = params.len() - 1; // the last is the workspace
+    let decl: Vec<String> = params.iter().map(|p| format!("void* {p}")).collect();
+    let args: Vec<String> = (0..gm)
+        .map(|i| format!("gm[{i}]"))
+        .chain(std::iter::once("workspace".to_string()))
+        .collect();
+    let st = tiling_struct(key);
+    Ok(format!(
+        r#"// The judge's glue for store entry {key} (op `{name}`). Generated by the agenticcann judge.
+#include <cstdint>
+#include <cstring>
+#include "{header}"
+extern "C" uint32_t {launcher}(uint32_t blockDim, void* stream, {decl}, {st} tiling);
+extern "C" int {tiling_fn}(const AgcPlatform* platform, const uint64_t* dims, uint32_t num_dims, {st}* tiling, uint32_t* block_dim, uint64_t* workspace_bytes);
+extern "C" uint32_t agc_judge_tiling_bytes(void) {{ return sizeof({st}); }}
+extern "C" int agc_judge_tiling(const void* p, const uint64_t* d, uint32_t n, void* t, uint32_t* b, uint64_t* w) {{
+  return {tiling_fn}(static_cast<const AgcPlatform*>(p), d, n, static_cast<{st}*>(t), b, w);
+}}
 extern "C" uint32_t agc_judge_launch(uint32_t block_dim, void* stream, void* const* gm, void* workspace, const void* tiling) {{
-  return ASCENDC_SIM_LAUNCH(AGC_KERNEL, block_dim, stream, {args}workspace, tiling);
+  {st} t;
+  std::memcpy(&t, tiling, sizeof t);
+  return {launcher}(block_dim, stream, {args}, t);
 }}
 "#,
-        args = gm_args.iter().map(|a| format!("{a}, ")).collect::<String>(),
-    )
+        name = op.name,
+        header = include_path(header)?,
+        launcher = launcher_symbol(key),
+        tiling_fn = tiling_symbol(key),
+        decl = decl.join(", "),
+        args = args.join(", "),
+    ))
 }
 
-/// The tiling wrapper: includes the entry's header and tiling source, checks the tiling
-/// function's signature, and exports `agc_judge_tiling` and `agc_judge_tiling_bytes`.
-pub fn tiling_wrapper() -> String {
-    r#"// Generated by the agenticcann judge.
-#include "agenticcann_tiling.h"
-#include "tiling.cpp"
-#include <cstdint>
-#include <type_traits>
-static_assert(std::is_same_v<decltype(&AGC_TILING_FN), int (*)(const AgcPlatform*, const uint64_t*, uint32_t, AgcTiling*, uint32_t*, uint64_t*)>,
-              "agenticcann-abi: the tiling function must be `extern \"C\" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, uint32_t num_dims, AgcTiling* tiling, uint32_t* block_dim, uint64_t* workspace_bytes)`");
-extern "C" uint32_t agc_judge_tiling_bytes(void) { return sizeof(AgcTiling); }
-extern "C" int agc_judge_tiling(const void* p, const uint64_t* d, uint32_t n, void* t, uint32_t* b, uint64_t* w) {
-  return AGC_TILING_FN(static_cast<const AgcPlatform*>(p), d, n, static_cast<AgcTiling*>(t), b, w);
-}
-"#
-    .to_string()
-}
+/// The file names of a candidate in its scratch folder.
+pub const KERNEL_UNIT: &str = "kernel_tu.cpp";
+/// The tiling unit's file name in the scratch folder.
+pub const TILING_UNIT: &str = "tiling_tu.cpp";
+/// The glue unit's file name in the scratch folder.
+pub const GLUE_UNIT: &str = "judge_glue.cpp";
 
-/// The result of compiling one candidate.
-#[derive(Clone, Debug)]
+/// A compiled candidate: the result of the compile stage ([`super::compile`]). Owns its
+/// scratch folder (removed on drop unless kept).
+#[derive(Debug)]
 pub struct Compiled {
+    pub(super) scratch: Option<tempfile::TempDir>,
+    /// The scratch folder: the candidate's files, the units, objects and the program.
+    pub dir: PathBuf,
     /// The linked program, when everything compiled.
     pub exe: Option<PathBuf>,
-    /// Classified errors (empty when `exe` is set), then warnings.
+    /// Classified errors (none when `exe` is set), then warnings (e.g. `pch_unavailable`).
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the kernel compile used the precompiled header.
     pub pch: bool,
-    /// Wall time, ms.
+    /// Wall time of the stage, ms.
     pub ms: f64,
+    /// The kernel's translation unit, byte for byte what a build compiles for the entry
+    /// (but the paths of the included files).
+    pub kernel_unit: String,
+    /// The kernel unit's compiler command (program and arguments; the PCH's `-include`
+    /// included).
+    pub kernel_command: Vec<String>,
+    /// The tiling unit's compiler command.
+    pub tiling_command: Vec<String>,
 }
 
-/// Compiles `dir/kernel_tu.cpp` and `dir/tiling_tu.cpp` (concurrently) and links them with
-/// the harness into `dir/candidate`. `dir` holds `kernel.cpp`, `tiling.cpp`,
-/// `agenticcann_tiling.h` and the two wrappers. `pch` is the header from [`ensure_pch`].
-pub fn compile_candidate(
+impl Compiled {
+    /// Whether the candidate compiled and linked.
+    pub fn ok(&self) -> bool {
+        self.exe.is_some()
+    }
+
+    /// Keeps the scratch folder after `self` is dropped and returns its path.
+    pub fn keep(&mut self) -> PathBuf {
+        if let Some(s) = self.scratch.take() {
+            let _ = s.keep();
+        }
+        self.dir.clone()
+    }
+}
+
+/// What to compile: the candidate's three files as text.
+pub(super) struct Sources<'a> {
+    pub kernel: &'a str,
+    pub tiling: &'a str,
+    pub header: &'a str,
+}
+
+/// Compiles one candidate's sources for `op` in a fresh scratch folder under
+/// `scratch_root`: the kernel, tiling and glue units (concurrently), then the link with the
+/// harness into `candidate`. `pch` is the header from [`ensure_pch`].
+///
+/// # Errors
+/// [`JudgeError`] when the scratch folder cannot be written or the compiler cannot be
+/// started; every problem of the candidate is a diagnostic of the returned [`Compiled`].
+pub(super) fn compile_sources(
     tc: &SimToolchain,
-    dir: &Path,
+    op: &OpSpec,
+    src: &Sources<'_>,
+    scratch_root: &Path,
     harness: &Path,
     pch: Option<&Path>,
-) -> Compiled {
+) -> Result<Compiled, JudgeError> {
     let start = Instant::now();
+    let key = op.key();
+    let scratch = tempfile::Builder::new()
+        .prefix("agc-judge-")
+        .tempdir_in(scratch_root)
+        .map_err(|e| JudgeError::io("create a scratch folder in", scratch_root, e))?;
+    // Absolute: the units include the entry's files by path.
+    let dir = std::path::absolute(scratch.path()).unwrap_or_else(|_| scratch.path().into());
+    let stub = dir.join("include");
+    let header = dir.join(unit::GENERATED_HEADER);
+    let kernel = dir.join("kernel.cpp");
+    let tiling = dir.join("tiling.cpp");
+    let path_err = |m: String| JudgeError::Io {
+        action: "include",
+        path: dir.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, m),
+    };
+    let kernel_unit =
+        unit::kernel_unit(&key, op, &header, &kernel, LauncherKind::Sim).map_err(path_err)?;
+    let tiling_unit = unit::tiling_unit(&key, op, &header, &tiling).map_err(path_err)?;
+    let glue = glue_unit(&key, op, &header).map_err(path_err)?;
+    std::fs::create_dir_all(&stub).map_err(|e| JudgeError::io("create", &stub, e))?;
+    for (path, text) in [
+        (stub.join(unit::GENERATED_HEADER), unit::STUB_HEADER),
+        (kernel.clone(), src.kernel),
+        (tiling.clone(), src.tiling),
+        (header.clone(), src.header),
+        (dir.join(KERNEL_UNIT), kernel_unit.as_str()),
+        (dir.join(TILING_UNIT), tiling_unit.as_str()),
+        (dir.join(GLUE_UNIT), glue.as_str()),
+    ] {
+        std::fs::write(&path, text).map_err(|e| JudgeError::io("write", &path, e))?;
+    }
+
     let limits = compiler_limits();
-    let base = |extra: &[String]| -> Vec<String> {
-        let mut a: Vec<String> = CXX_FLAGS.iter().map(|s| s.to_string()).collect();
-        a.extend(extra.iter().cloned());
-        a.extend([
-            "-I".into(),
-            ".".into(),
-            "-I".into(),
-            tc.include.display().to_string(),
-        ]);
+    let command = |source: &str, object: &str, pch: Option<&Path>| -> Vec<String> {
+        let mut a = tc.compile_args(&stub);
+        if let Some(p) = pch {
+            a.extend([
+                "-Winvalid-pch".into(),
+                "-include".into(),
+                p.display().to_string(),
+            ]);
+        }
+        a.extend(["-c".into(), source.into(), "-o".into(), object.into()]);
         a
     };
-    let mut kernel_args = base(&[]);
-    if let Some(p) = pch {
-        kernel_args.extend([
-            "-Winvalid-pch".into(),
-            "-include".into(),
-            p.display().to_string(),
-        ]);
-    } else {
-        kernel_args.extend(["-include".into(), "kernel_operator.h".into()]);
-    }
-    kernel_args.extend([
-        "-c".into(),
-        "kernel_tu.cpp".into(),
-        "-o".into(),
-        "kernel.o".into(),
-    ]);
-    let mut tiling_args = base(&[]);
-    tiling_args.extend([
-        "-c".into(),
-        "tiling_tu.cpp".into(),
-        "-o".into(),
-        "tiling.o".into(),
-    ]);
+    let kernel_args = command(KERNEL_UNIT, "kernel.o", pch);
+    let tiling_args = command(TILING_UNIT, "tiling.o", None);
+    let glue_args = command(GLUE_UNIT, "glue.o", None);
+    let words = |args: &[String]| {
+        let mut c = Command::new(&tc.cxx);
+        c.args(args);
+        command_words(&c)
+    };
+    let kernel_command = words(&kernel_args);
+    let tiling_command = words(&tiling_args);
 
-    let (k, t) = std::thread::scope(|s| {
-        let k = s.spawn(|| run_cxx(tc, dir, &kernel_args, &limits));
-        let t = run_cxx(tc, dir, &tiling_args, &limits);
+    let (k, t, g) = std::thread::scope(|s| {
+        let k = s.spawn(|| run_cxx(tc, &dir, &kernel_args, &limits));
+        let g = s.spawn(|| run_cxx(tc, &dir, &glue_args, &limits));
+        let t = run_cxx(tc, &dir, &tiling_args, &limits);
+        let panicked = |_| Err(JudgeError::Harness("a compiler thread panicked".into()));
         (
-            k.join()
-                .unwrap_or_else(|_| Err("compiler thread panicked".into())),
+            k.join().unwrap_or_else(panicked),
             t,
+            g.join().unwrap_or_else(panicked),
         )
     });
     let mut diagnostics = Vec::new();
     let mut pch_used = pch.is_some();
     let mut ok = true;
-    for (res, file) in [(k, "kernel.cpp"), (t, "tiling.cpp")] {
-        match res {
-            Err(e) => {
-                ok = false;
-                diagnostics.push(Diagnostic::error(Stage::Compile, "other", e));
-            }
-            Ok((success, text, term)) => {
-                if text.contains("not using") && text.contains(".gch") {
-                    pch_used = false;
-                }
-                if !success {
-                    ok = false;
-                    if matches!(
-                        term,
-                        Termination::TimedOut | Termination::CpuLimit | Termination::OutputLimit
-                    ) || (matches!(term, Termination::Signaled { .. })
-                        && !text.contains("error"))
-                        || text.contains("virtual memory exhausted")
-                        || text.contains("out of memory")
-                    {
-                        diagnostics.push(
-                            Diagnostic::error(
-                                Stage::Compile,
-                                ErrorKind::CompilerLimit.as_str(),
-                                format!("compiling {file} hit a compiler limit ({term:?})"),
-                            )
-                            .at(file, 0),
-                        );
-                    } else {
-                        let parsed = parse_errors(&text, dir);
-                        if parsed.is_empty() {
-                            diagnostics.push(
-                                Diagnostic::error(
-                                    Stage::Compile,
-                                    "other",
-                                    format!("compiling {file} failed"),
-                                )
-                                .note(trim(&text, 12)),
-                            );
-                        } else {
-                            diagnostics.extend(parsed);
-                        }
-                    }
-                }
+    for (res, file) in [(k?, "kernel.cpp"), (t?, "tiling.cpp"), (g?, "kernel.cpp")] {
+        if res.text.contains("not using") && res.text.contains(".gch") {
+            pch_used = false;
+        }
+        if res.ok {
+            continue;
+        }
+        ok = false;
+        let text = &res.text;
+        let term = res.termination;
+        if matches!(
+            term,
+            Termination::TimedOut | Termination::CpuLimit | Termination::OutputLimit
+        ) || (matches!(term, Termination::Signaled { .. }) && !text.contains("error"))
+            || text.contains("virtual memory exhausted")
+            || text.contains("out of memory")
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    Stage::Compile,
+                    ErrorKind::CompilerLimit.as_str(),
+                    format!("compiling {file} hit a compiler limit ({term:?})"),
+                )
+                .at(file, 0),
+            );
+        } else {
+            let parsed = parse_errors(text, &dir);
+            if parsed.is_empty() {
+                diagnostics.push(
+                    Diagnostic::error(Stage::Compile, "other", format!("compiling {file} failed"))
+                        .note(trim(text, 12)),
+                );
+            } else {
+                diagnostics.extend(parsed);
             }
         }
     }
-    if !ok {
-        return Compiled {
-            exe: None,
-            diagnostics,
-            pch: pch_used,
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        };
-    }
-    let link_args: Vec<String> = vec![
-        "-pthread".into(),
-        "-o".into(),
-        "candidate".into(),
-        harness.display().to_string(),
-        "kernel.o".into(),
-        "tiling.o".into(),
-        tc.library().display().to_string(),
-    ];
-    let exe = match run_cxx(tc, dir, &link_args, &limits) {
-        Ok((true, _, _)) => Some(dir.join("candidate")),
-        Ok((false, text, _)) => {
-            let mut parsed = parse_errors(&text, dir);
+    let mut compiled = Compiled {
+        scratch: Some(scratch),
+        dir: dir.clone(),
+        exe: None,
+        diagnostics,
+        pch: pch_used,
+        ms: 0.0,
+        kernel_unit,
+        kernel_command,
+        tiling_command,
+    };
+    if ok {
+        let link_args: Vec<String> = vec![
+            "-pthread".into(),
+            "-o".into(),
+            "candidate".into(),
+            harness.display().to_string(),
+            "kernel.o".into(),
+            "tiling.o".into(),
+            "glue.o".into(),
+            tc.library().display().to_string(),
+        ];
+        let r = run_cxx(tc, &dir, &link_args, &limits)?;
+        if r.ok {
+            compiled.exe = Some(dir.join("candidate"));
+        } else {
+            let mut parsed = parse_errors(&r.text, &dir);
             if parsed.is_empty() {
                 parsed.push(
                     Diagnostic::error(Stage::Compile, "linker", "linking failed")
-                        .note(trim(&text, 12)),
+                        .note(trim(&r.text, 12)),
                 );
             }
-            diagnostics.extend(parsed);
-            None
+            compiled.diagnostics.extend(parsed);
         }
-        Err(e) => {
-            diagnostics.push(Diagnostic::error(Stage::Compile, "other", e));
-            None
-        }
-    };
-    Compiled {
-        exe,
-        diagnostics,
-        pch: pch_used,
-        ms: start.elapsed().as_secs_f64() * 1e3,
     }
+    compiled.ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(compiled)
 }
 
 /// The first `n` lines of `text`.
@@ -649,8 +701,13 @@ mod tests {
             include: dir.path().into(),
             lib_dir: dir.path().into(),
             profiles: dir.path().into(),
+            extra_flags: Vec::new(),
         };
-        let e = run_cxx(&tc, dir.path(), &["--version".into()], &compiler_limits()).unwrap_err();
+        let e = run_cxx(&tc, dir.path(), &["--version".into()], &compiler_limits())
+            .err()
+            .expect("no such compiler");
+        assert!(matches!(e, JudgeError::Compiler { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("apt-get install g++"), "{e}");
         assert!(e.contains("no-such-g++"), "{e}");
     }

@@ -17,7 +17,7 @@
 use serde::Deserialize;
 
 use super::report::{Diagnostic, ShapeProfile, Stage};
-use super::toolchain::SocProfile;
+use crate::toolchain::sim::SocProfile;
 
 /// One simulator diagnostic as the C API writes it (`Diagnostic::to_json`).
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -25,62 +25,10 @@ mod nonfinite {
     }
 }
 
-/// Every kind of diagnostic the judge itself emits: (name, stage, meaning). Run-stage
-/// diagnostics also carry the simulator's own kinds (`gm_out_of_bounds`, …, listed in
-/// `ascendc-sim/src/diag.cpp`), which are not repeated here.
-pub const KINDS: &[(&str, Stage, &str)] = &[
-    ("too_large", Stage::Policy, "a source file over the size, line or token limit"),
-    ("lexical", Stage::Policy, "a character or literal the policy does not lex (stray backslash, non-ASCII outside comments, unterminated literal)"),
-    ("forbidden_include", Stage::Policy, "an #include of a header outside the allowed list, or through a macro"),
-    ("preprocessor_trick", Stage::Policy, "#line, #include_next, #import, #embed, a #pragma outside the allowlist, _Pragma, __has_include, #define before an #include"),
-    ("token_pasting", Stage::Policy, "## token pasting (it can assemble a forbidden name)"),
-    ("inline_asm", Stage::Policy, "asm / __asm__"),
-    ("forbidden_call", Stage::Policy, "a system, process, file, network, environment, clock or thread facility (system, fork, fopen, socket, getenv, ...)"),
-    ("heap_allocation", Stage::Policy, "new, malloc, std containers: no heap on an AI Core"),
-    ("exceptions", Stage::Policy, "try, catch, throw"),
-    ("simulator_internals", Stage::Policy, "the simulator's or AscendCL's host machinery named in a kernel (ascendc_sim, acl*, GmAlloc)"),
-    ("reserved_identifier", Stage::Policy, "a reserved identifier (__x, _X) outside the allowlist (__builtin_*, __libc_*, ...)"),
-    ("forbidden_attribute", Stage::Policy, "an attribute outside the allowlist (constructor, section, alias, ...)"),
-    ("forbidden_extern", Stage::Policy, "an extern other than the entry point"),
-    ("missing_entry_point", Stage::Policy, "no extern \"C\" AGC_KERNEL / AGC_TILING_FN entry point"),
-    ("forbidden_namespace", Stage::Policy, "reopening namespace std or AscendC"),
-    ("abi_macro", Stage::Policy, "#define / #undef of the generated header's AGC_* names"),
-    ("raw_gm_access", Stage::Policy, "a GM_ADDR indexed, dereferenced, offset, copied or cast other than into GlobalTensor::SetGlobalBuffer; __gm__ outside that cast"),
-    ("raw_pointer", Stage::Policy, "a raw address of GM or UB: GetPhyAddr, __ubuf__, tensor internals, pointer casts, reinterpret_cast, the address of an element or reference, bit_cast, union"),
-    ("bulk_memory", Stage::Policy, "memcpy, memset, memmove, strcpy and the other raw memory functions in a kernel"),
-    ("unknown_api", Stage::Compile, "a name the toolkit does not declare"),
-    ("no_matching_function", Stage::Compile, "a call whose arguments match no overload"),
-    ("wrong_template_args", Stage::Compile, "template arguments that do not fit"),
-    ("type_mismatch", Stage::Compile, "a value of one type where another is required"),
-    ("syntax", Stage::Compile, "the source does not parse"),
-    ("static_assert", Stage::Compile, "a static_assert of the API fired (unsupported dtype or Cast pair)"),
-    ("signature_mismatch", Stage::Compile, "the entry point or tiling function does not have the ABI's signature"),
-    ("linker", Stage::Compile, "undefined or duplicate symbols at link time"),
-    ("compiler_limit", Stage::Compile, "the compiler hit its time or memory limit"),
-    ("other", Stage::Compile, "any other compiler failure"),
-    ("pch_unavailable", Stage::Compile, "(warning) the precompiled header could not be built; compiled without it"),
-    ("tiling_rejected", Stage::Run, "the tiling function returned non-zero for a shape"),
-    ("tiling_block_dim", Stage::Run, "the tiling function chose a block_dim outside [1, max_block_dim]"),
-    ("workspace_too_large", Stage::Run, "the tiling function asked for more workspace than allowed"),
-    ("launch_error", Stage::Run, "the launch failed without a simulator diagnostic"),
-    ("timeout", Stage::Run, "the run exceeded its wall-clock limit (a hang)"),
-    ("cpu_limit", Stage::Run, "the run exceeded its CPU-time limit"),
-    ("memory_limit", Stage::Run, "the run exceeded its memory limit (allocation failed, image too large)"),
-    ("output_limit", Stage::Run, "the run wrote more than its output limit"),
-    ("crash", Stage::Run, "the process died by a signal (SIGSEGV, SIGABRT, ...)"),
-    ("process_exit", Stage::Run, "the process exited before finishing its plan"),
-    ("harness_error", Stage::Run, "the judge's harness could not read what the run left (unexpected output shape, unreadable records)"),
-    ("guard_overwritten", Stage::Run, "bytes just past a tensor changed: a write past its end behind the API's back"),
-    ("wrong_result", Stage::Verify, "an output differs from the reference beyond tolerance"),
-    ("nonfinite_mismatch", Stage::Verify, "NaN or Inf where the reference is finite, or the reverse"),
-    ("constant_output", Stage::Verify, "an output is one constant value where the reference varies"),
-    ("unwritten_output", Stage::Verify, "output elements still hold the poison pattern"),
-    ("normwise_error", Stage::Verify, "the normwise relative error exceeds max(10·rtol, 8·eps): small-magnitude garbage under atol"),
-    ("input_modified", Stage::Verify, "an input changed during the run"),
-    ("below_roofline_floor", Stage::Profile, "modelled time below the op's HBM roofline floor"),
-    ("too_few_bytes", Stage::Profile, "fewer bytes moved than the tensors hold: results made outside the simulated data path"),
-    ("impossible_speedup", Stage::Profile, "faster than a reference by more than the plausible factor"),
-];
+/// Every kind of diagnostic the judge itself emits (policy, compile, run, verify, profile):
+/// the non-simulator part of [`crate::kinds::ALL`], the one registry. Run-stage diagnostics
+/// also carry the simulator's own kinds ([`crate::kinds::SIMULATOR`]).
+pub const KINDS: &[crate::kinds::ErrorKind] = crate::kinds::JUDGE;
 
 /// The stage of the judge that produced a diagnostic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -110,21 +58,8 @@ pub enum Severity {
 
 /// One finding, structured so that the knowledge base can route on `kind`.
 ///
-/// Kinds by stage (stable snake_case identifiers; new ones may be added):
-/// - policy: `too_large`, `lexical`, `forbidden_include`, `preprocessor_trick`,
-///   `token_pasting`, `inline_asm`, `forbidden_call`, `heap_allocation`, `exceptions`,
-///   `threads`, `simulator_internals`, `reserved_identifier`, `forbidden_attribute`,
-///   `forbidden_extern`, `missing_entry_point`, `forbidden_namespace`, `abi_macro`.
-/// - compile (see [`super::compile::ErrorKind`]): `unknown_api`, `no_matching_function`,
-///   `wrong_template_args`, `type_mismatch`, `syntax`, `static_assert`,
-///   `signature_mismatch`, `linker`, `compiler_limit`, `other`.
-/// - run: every simulator diagnostic kind (`gm_out_of_bounds`, `ub_capacity_exceeded`,
-///   …), and `tiling_rejected`, `tiling_block_dim`, `workspace_too_large`, `launch_error`,
-///   `timeout`, `cpu_limit`, `memory_limit`, `output_limit`, `crash`, `harness_error`,
-///   `guard_overwritten`, `process_exit`.
-/// - verify: `wrong_result`, `nonfinite_mismatch`, `constant_output`, `unwritten_output`,
-///   `normwise_error`, `input_modified`.
-/// - profile: `below_roofline_floor`, `too_few_bytes`, `impossible_speedup`.
+/// `kind` is one of [`crate::kinds::ALL`] (stable snake_case identifiers, each with its
+/// stage; new ones may be added there).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// The stage that found it.
@@ -586,96 +521,5 @@ impl Evaluation {
             t.total_ms
         );
         s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every `Diagnostic::error/warning(Stage::X, "kind"` in the judge's sources names a
-    /// kind of [`KINDS`] with that stage, and so do the compile classes.
-    #[test]
-    fn every_emitted_kind_is_listed() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/judge");
-        let mut seen = 0;
-        for f in [
-            "evaluate.rs",
-            "run.rs",
-            "verify.rs",
-            "profile.rs",
-            "compile.rs",
-            "policy/mod.rs",
-            "policy/raw.rs",
-        ] {
-            let text = std::fs::read_to_string(dir.join(f)).unwrap();
-            let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            for part in flat.split("Stage::").skip(1) {
-                let Some((stage, rest)) = part.split_once(',') else {
-                    continue;
-                };
-                let rest = rest.trim_start();
-                let Some(lit) = rest.strip_prefix('"') else {
-                    continue;
-                };
-                let Some((kind, _)) = lit.split_once('"') else {
-                    continue;
-                };
-                let stage = stage.trim();
-                let entry = KINDS.iter().find(|k| k.0 == kind);
-                assert!(entry.is_some(), "{f}: kind `{kind}` is not in KINDS");
-                assert_eq!(format!("{:?}", entry.unwrap().1), stage, "{f}: `{kind}`");
-                seen += 1;
-            }
-        }
-        assert!(seen >= 20, "{seen}");
-        // Policy violations go through `self.push(line, "kind", message)`.
-        let text = std::fs::read_to_string(dir.join("policy/mod.rs")).unwrap()
-            + &std::fs::read_to_string(dir.join("policy/raw.rs")).unwrap();
-        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut policy = 0;
-        for part in flat.split("self.push(").skip(1) {
-            let Some((_, rest)) = part.split_once(',') else {
-                continue;
-            };
-            let rest = rest.trim_start();
-            let kind = match rest.strip_prefix('"').and_then(|l| l.split_once('"')) {
-                Some((k, _)) => k,
-                // `kind` computed just above: checked through its literal candidates.
-                None => continue,
-            };
-            let entry = KINDS.iter().find(|k| k.0 == kind);
-            assert_eq!(
-                entry.map(|e| e.1),
-                Some(Stage::Policy),
-                "policy kind `{kind}`"
-            );
-            policy += 1;
-        }
-        assert!(policy >= 15, "{policy}");
-        use crate::judge::compile::ErrorKind as E;
-        for k in [
-            E::UnknownApi,
-            E::NoMatchingFunction,
-            E::WrongTemplateArgs,
-            E::TypeMismatch,
-            E::Syntax,
-            E::StaticAssert,
-            E::SignatureMismatch,
-            E::Linker,
-            E::CompilerLimit,
-            E::Other,
-        ] {
-            assert!(
-                KINDS
-                    .iter()
-                    .any(|x| x.0 == k.as_str() && x.1 == Stage::Compile),
-                "{k:?}"
-            );
-        }
-        let mut names: Vec<_> = KINDS.iter().map(|k| k.0).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), KINDS.len(), "duplicate kinds");
     }
 }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use super::error::JudgeError;
+use super::profile::{parse_launches, LaunchRecord};
 use super::report::{Diagnostic, Isolation, Stage};
 use super::sandbox::{self, Limits, RunOutput, Termination};
 
@@ -67,16 +69,14 @@ pub fn plan_text(params: &[PlanParam], shapes: &[PlanShape], max_workspace: u64)
 /// Writes `plan.txt` and the input files into `dir`.
 ///
 /// # Errors
-/// The I/O error with the path.
+/// [`JudgeError::Io`] naming the path.
 pub fn write_plan(
     dir: &Path,
     params: &[PlanParam],
     shapes: &[PlanShape],
     max_workspace: u64,
-) -> Result<(), String> {
-    let w = |p: &Path, b: &[u8]| {
-        std::fs::write(p, b).map_err(|e| format!("cannot write {}: {e}", p.display()))
-    };
+) -> Result<(), JudgeError> {
+    let w = |p: &Path, b: &[u8]| std::fs::write(p, b).map_err(|e| JudgeError::io("write", p, e));
     w(
         &dir.join("plan.txt"),
         plan_text(params, shapes, max_workspace).as_bytes(),
@@ -91,43 +91,142 @@ pub fn write_plan(
     Ok(())
 }
 
-/// What the harness wrote about one shape.
+/// How far the harness got with one shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RunState {
+    /// Not launched by contract: an output has zero elements (no tiling call, no kernel).
+    SkippedEmpty,
+    /// Never begun (the process died on an earlier shape, or the shape was not asked for).
+    #[default]
+    NotRun,
+    /// Begun but not finished: the process died on this shape.
+    Died,
+    /// Finished; the fields below hold what the harness wrote.
+    Finished,
+}
+
+/// An input the kernel changed (`input_changed <param> <bytes> <first element>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputChange {
+    /// The kernel parameter index (`OpSpec::kernel_params` order).
+    pub param: usize,
+    /// Bytes that differ after the run.
+    pub bytes: u64,
+    /// The first element that differs.
+    pub first_element: u64,
+}
+
+/// Guard bytes past a tensor that changed (`guard <param> <bytes>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardOverwrite {
+    /// The kernel parameter index.
+    pub param: usize,
+    /// Guard bytes changed.
+    pub bytes: u64,
+}
+
+/// What the harness wrote about one shape, parsed (protocol in `harness.cpp`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShapeRun {
-    /// The harness began this shape.
-    pub begun: bool,
-    /// The harness finished this shape.
-    pub finished: bool,
-    /// `key value` lines of `s<i>.status` (repeated keys keep every value).
-    pub status: Vec<(String, String)>,
-    /// `s<i>.launch.json`, when written.
-    pub launches: Option<String>,
-    /// `s<i>_p<k>.out` per output parameter index.
+    /// The shape's index in [`Prepared::shapes`](super::Prepared::shapes).
+    pub shape: usize,
+    /// How far the harness got.
+    pub state: RunState,
+    /// The tiling function's return value (`tiling_rc`); `None` when it did not return.
+    pub tiling_rc: Option<i64>,
+    /// The blockDim the tiling function chose.
+    pub block_dim: u32,
+    /// The workspace the tiling function asked for, bytes.
+    pub workspace_bytes: u64,
+    /// `error <kind>` lines of the harness: `tiling_block_dim`, `workspace_too_large`,
+    /// `workspace_alloc`.
+    pub errors: Vec<String>,
+    /// The launcher's queueing code (`launch_rc`); `None` when not launched.
+    pub launch_rc: Option<i64>,
+    /// `aclrtSynchronizeStream`'s code.
+    pub sync_rc: Option<i64>,
+    /// The simulator's launch records (`s<i>.launch.json`), parsed.
+    pub launches: Vec<LaunchRecord>,
+    /// Why the launch records could not be parsed, when they could not.
+    pub launches_error: Option<String>,
+    /// Inputs the kernel changed.
+    pub input_changes: Vec<InputChange>,
+    /// Tensors whose guard bytes changed.
+    pub guards: Vec<GuardOverwrite>,
+    /// `s<i>_p<k>.out` per output parameter index `k`.
     pub outputs: BTreeMap<usize, Vec<u8>>,
 }
 
 impl ShapeRun {
-    /// The first value of `key` as a number.
-    pub fn get(&self, key: &str) -> Option<i64> {
-        self.status
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.split_whitespace().next()?.parse().ok())
+    /// Whether the kernel was launched on this shape.
+    pub fn launched(&self) -> bool {
+        self.launch_rc.is_some()
     }
 
-    /// Every value of `key`.
-    pub fn all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.status
-            .iter()
-            .filter(move |(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+    /// Whether the launch failed (queueing, synchronize or a failed launch record).
+    pub fn launch_failed(&self) -> bool {
+        self.launch_rc.is_some_and(|c| c != 0)
+            || self.sync_rc.unwrap_or(0) != 0
+            || self.launches.iter().any(|x| x.failed)
+    }
+
+    /// Parses one `s<i>.status` text into the fields above.
+    pub fn parse_status(&mut self, text: &str) {
+        let num = |v: &str| {
+            v.split_whitespace()
+                .next()
+                .and_then(|x| x.parse::<i64>().ok())
+        };
+        let nums = |v: &str| -> Vec<u64> {
+            v.split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect()
+        };
+        for line in text.lines() {
+            let (k, v) = line.split_once(' ').unwrap_or((line, ""));
+            match k {
+                "tiling_rc" => self.tiling_rc = num(v),
+                "block_dim" => {
+                    self.block_dim = num(v).unwrap_or(0).clamp(0, u32::MAX as i64) as u32
+                }
+                "workspace" => self.workspace_bytes = num(v).unwrap_or(0).max(0) as u64,
+                "error" => self.errors.push(v.trim().to_string()),
+                "launch_rc" => self.launch_rc = num(v),
+                "sync_rc" => self.sync_rc = num(v),
+                "input_changed" => {
+                    if let [param, bytes, first_element] = nums(v)[..] {
+                        self.input_changes.push(InputChange {
+                            param: param as usize,
+                            bytes,
+                            first_element,
+                        });
+                    }
+                }
+                "guard" => {
+                    if let [param, bytes] = nums(v)[..] {
+                        self.guards.push(GuardOverwrite {
+                            param: param as usize,
+                            bytes,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 
-/// Reads what the harness wrote for `n` shapes.
-pub fn read_results(dir: &Path, n: usize, params: &[PlanParam]) -> Vec<ShapeRun> {
+/// Reads what the harness wrote in `dir` for its `n` shapes (harness order); `shapes[i]` is
+/// the [`Prepared`](super::Prepared) index of harness shape `i`.
+pub fn read_results(dir: &Path, shapes: &[usize], params: &[PlanParam]) -> Vec<ShapeRun> {
     let progress = std::fs::read_to_string(dir.join("progress.txt")).unwrap_or_default();
-    let mut runs = vec![ShapeRun::default(); n];
+    let mut runs: Vec<ShapeRun> = shapes
+        .iter()
+        .map(|&shape| ShapeRun {
+            shape,
+            ..ShapeRun::default()
+        })
+        .collect();
     for line in progress.lines() {
         let mut it = line.split_whitespace();
         let (Some(tag), Some(i)) = (it.next(), it.next().and_then(|v| v.parse::<usize>().ok()))
@@ -136,26 +235,25 @@ pub fn read_results(dir: &Path, n: usize, params: &[PlanParam]) -> Vec<ShapeRun>
         };
         if let Some(r) = runs.get_mut(i) {
             match tag {
-                "begin" => r.begun = true,
-                "end" => r.finished = true,
+                "begin" if r.state == RunState::NotRun => r.state = RunState::Died,
+                "end" => r.state = RunState::Finished,
                 _ => {}
             }
         }
     }
     for (i, r) in runs.iter_mut().enumerate() {
-        if !r.begun {
+        if r.state == RunState::NotRun {
             continue;
         }
         if let Ok(s) = std::fs::read_to_string(dir.join(format!("s{i}.status"))) {
-            r.status = s
-                .lines()
-                .filter_map(|l| {
-                    let (k, v) = l.split_once(' ').unwrap_or((l, ""));
-                    (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
-                })
-                .collect();
+            r.parse_status(&s);
         }
-        r.launches = std::fs::read_to_string(dir.join(format!("s{i}.launch.json"))).ok();
+        if let Ok(json) = std::fs::read_to_string(dir.join(format!("s{i}.launch.json"))) {
+            match parse_launches(&json) {
+                Ok(l) => r.launches = l,
+                Err(m) => r.launches_error = Some(m),
+            }
+        }
         for (k, p) in params.iter().enumerate() {
             if p.output {
                 if let Ok(b) = std::fs::read(dir.join(format!("s{i}_p{k}.out"))) {
@@ -421,9 +519,26 @@ mod tests {
             "tiling_rc 0\nblock_dim 8\ninput_changed 0 4 1\ninput_changed 1 2 0\n",
         )
         .unwrap();
-        let r = read_results(dir.path(), 2, &params);
-        assert!(r[0].begun && !r[0].finished && !r[1].begun);
-        assert_eq!(r[0].get("block_dim"), Some(8));
-        assert_eq!(r[0].all("input_changed").count(), 2);
+        let r = read_results(dir.path(), &[4, 7], &params);
+        assert_eq!((r[0].shape, r[1].shape), (4, 7));
+        assert_eq!((r[0].state, r[1].state), (RunState::Died, RunState::NotRun));
+        assert_eq!(r[0].block_dim, 8);
+        assert_eq!(r[0].tiling_rc, Some(0));
+        assert_eq!(
+            r[0].input_changes,
+            vec![
+                InputChange {
+                    param: 0,
+                    bytes: 4,
+                    first_element: 1
+                },
+                InputChange {
+                    param: 1,
+                    bytes: 2,
+                    first_element: 0
+                }
+            ]
+        );
+        assert!(!r[0].launched());
     }
 }

@@ -123,7 +123,8 @@ fn platform_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 impl Store {
     /// The store of a crate whose store folder is `crate_kernels`, with the user cache and
     /// remote configured from `env`: `AGENTICCANN_CACHE_DIR`, `AGENTICCANN_REMOTE`,
-    /// `AGENTICCANN_OFFLINE` (any non-empty value but `0`/`false` means offline: no request
+    /// `AGENTICCANN_OFFLINE` (any value but `0`/`false`/`no`/`off`, [`crate::env::parse_flag`],
+    /// means offline: no request
     /// is made, the remote client is not even built). `fallback_cache` is used when no
     /// user cache dir is known.
     ///
@@ -136,12 +137,7 @@ impl Store {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Store, StoreError> {
         let user_cache = user_cache_dir(env).unwrap_or_else(|| fallback_cache.to_path_buf());
-        let offline = env("AGENTICCANN_OFFLINE").is_some_and(|v| {
-            !matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "" | "0" | "false" | "no"
-            )
-        });
+        let offline = env("AGENTICCANN_OFFLINE").is_some_and(|v| crate::env::parse_flag(&v));
         let url = env("AGENTICCANN_REMOTE").filter(|v| !v.trim().is_empty());
         let (remote, remote_note) = match (url, offline) {
             (None, _) => (None, Some("AGENTICCANN_REMOTE is not set".to_string())),

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sources::include_path;
+use super::sim::unit::include_path;
 use super::ToolchainError;
 
 /// Where the Ascend C kernel CMake module (`ascendc.cmake`) lives under a toolkit root, in

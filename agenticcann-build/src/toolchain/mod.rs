@@ -1,18 +1,18 @@
 //! Toolchains that turn store entries into a linked library (DESIGN §5 step 3).
 //!
-//! - [`sim`]: the host C++ compiler against `ascendc-sim`'s headers (`cc`), in parallel,
-//!   content-addressed objects, one static archive; `aclrtlaunch_agc_<key16>` launchers
-//!   generated here.
+//! - [`sim`]: the one simulator toolchain, shared with the judge: the compiler description
+//!   ([`sim::SimToolchain`]), one flag set ([`sim::FLAGS`]), the translation-unit generator
+//!   ([`sim::unit`], also used by `cann`) and the build's parallel, content-addressed object
+//!   builder ([`sim::ObjectBuilder`]) with one static archive; `aclrtlaunch_agc_<key16>`
+//!   launchers generated there.
 //! - [`cann`]: a generated CMake project over the toolkit's `ascendc_library`, built with
 //!   the `cmake` crate.
-//! - [`sources`]: the wrapper translation units both compile.
 //!
 //! The backend is the one `agenticcann`'s build script chose (`DEP_AGENTICCANN_BACKEND`):
 //! kernels must be built for the AscendCL the runtime links.
 
 pub mod cann;
 pub mod sim;
-pub mod sources;
 
 use std::fmt;
 use std::path::Path;

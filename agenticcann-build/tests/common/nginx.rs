@@ -21,7 +21,7 @@ fn nginx_binary() -> PathBuf {
             return PathBuf::from(p);
         }
     }
-    if let Ok(path) = std::env::var("PATH") {
+    if let Some(path) = agenticcann_build::env::var_os("PATH") {
         for d in std::env::split_paths(&path) {
             if d.join("nginx").is_file() {
                 return d.join("nginx");

@@ -36,6 +36,16 @@ char* ascendc_sim_stream_failure(aclrtStream stream);
 /// that finished on it. -1 when `stream` is not live.
 double ascendc_sim_stream_clock_us(aclrtStream stream);
 
+/// Declares the device allocation that starts at `ptr` (aclrtMalloc, aclrtMallocHost,
+/// GmAlloc) a kernel output (`on` != 0) or an ordinary buffer again (`on` == 0). In every
+/// later launch, a core that reads bytes of an output it has not itself written in that
+/// launch (DataCopy/DataCopyPad GM->UB, GlobalTensor::GetValue) gets the error
+/// "gm_output_read_before_write": an output holds the caller's fill (the judge's
+/// poison), which a kernel must not read, e.g. to learn that it is being tested.
+/// In-place operators pass their buffer as an input instead. Returns 0, or 1 when `ptr`
+/// is not the start of a registered allocation.
+int ascendc_sim_gm_set_output(const void* ptr, int on);
+
 /// Releases a string returned by this API. NULL is ignored.
 void ascendc_sim_string_free(char* s);
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <deque>
 #include <initializer_list>
+#include <map>
 #include <source_location>
 #include <string>
 #include <unordered_map>
@@ -81,6 +82,14 @@ struct Hazards {
   std::vector<uint32_t> rstamp[kP];     // last read per pipe (0 = none)
   std::vector<SrcLoc> locs[kP];         // locs[p][stamp - 1]: call site of instruction `stamp` on p
   std::unordered_map<uint64_t, std::vector<uint32_t>> tokens;  // SyncKey -> clock
+  /// GM bytes written by this core's MTE3 copies whose completion some reader may not
+  /// know yet: start address -> {end, MTE3 stamp}. Disjoint ranges; a later write over
+  /// a range replaces it. A range every GM reader (MTE2, S) knows of is dropped.
+  struct GmSpan {
+    uintptr_t hi;
+    uint32_t stamp;
+  };
+  std::map<uintptr_t, GmSpan> gm_pending;
 };
 
 struct CoreContext {
@@ -126,6 +135,20 @@ struct CoreContext {
     const char* api;
   };
   std::vector<GmWrite> gm_writes;
+  /// Bytes of write-before-read (output) allocations this core wrote in this launch:
+  /// disjoint [start, end) ranges, adjacent ones merged (gm_note_output_write).
+  std::map<uintptr_t, uintptr_t> output_written;
+
+  /// Row layouts DataCopyPad GM->UB produced (B.6 of issue 13): `rows` rows starting at
+  /// UB byte `base`, `pitch` bytes apart; in each row bytes [0, data_end) hold the data
+  /// (with any requested left/right padding) and [data_end, block) are the 32-byte
+  /// round-up lanes that are no element of any row. Keyed by base; an MTE2 copy over a
+  /// layout ends it, a vector op reading it from its start carries it to its result.
+  struct RowLayout {
+    uint32_t rows, pitch, block, data_off, data_end;
+    SrcLoc loc;
+  };
+  std::map<uint32_t, RowLayout> layouts;
 
   /// DMA atomic mode (SetAtomicAdd/Max/Min ... SetAtomicNone): UB->GM copies combine with
   /// GM instead of overwriting it. The combined writes are applied after every core has
@@ -142,9 +165,22 @@ struct CoreContext {
   std::vector<AtomicWrite> atomic_writes;
 };
 
+/// Records bytes of an output allocation the core wrote (gm.cpp; no-op for other GM).
+void gm_note_output_write(CoreContext& c, const void* p, uint64_t bytes);
+/// Reports "gm_output_read_before_write" when [p, p + bytes) lies in an output allocation
+/// (gm::set_write_before_read) and the current core has not written all of it yet.
+void gm_check_output_read(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc);
+/// The checks of a GM read on `pipe` (MTE2 copy-in, S GetValue): read-after-write on
+/// this core (hz_gm_read) and output read before write.
+void gm_dma_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc);
+inline void gm_scalar_read(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  gm_dma_read(c, Pipe::S, p, bytes, api, loc);
+}
+
 /// Records that the current core wrote GM bytes [p, p + bytes).
 inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
   uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  gm_note_output_write(c, p, bytes);
   if (!c.gm_writes.empty()) {
     CoreContext::GmWrite& w = c.gm_writes.back();
     if (w.hi == lo && w.loc.line() == loc.line() && w.loc.file_name() == loc.file_name()) {
@@ -198,8 +234,21 @@ inline uint32_t hz_issue(CoreContext& c, Pipe pipe, const SrcLoc& loc) {
 /// reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
 void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t hi, bool write,
                const char* api, const SrcLoc& loc);
-/// A scalar (PIPE_S) access: ordered with every pipe by the compiler's auto-sync.
-void hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write);
+/// A scalar (PIPE_S) access of UB bytes [lo, hi), ordered with every pipe by the
+/// compiler's auto-sync: the scalar unit waits for the vector pipe and for every pipe
+/// whose earlier write (or, for a write, read) of those bytes it does not already know
+/// to be complete; later instructions of every pipe are issued after it. Returns the
+/// pipes it waits for (bit 1 << Pipe), which the caller passes to the cost model
+/// (CoreRecorder::scalar_access) so that the checker and the cost model agree.
+uint8_t hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write);
+/// An MTE3 write of GM bytes [p, p + bytes) by the instruction `stamp` (DataCopy/
+/// DataCopyPad UB->GM): a later read of them on this core must be synchronised.
+void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes);
+/// A read of GM bytes [p, p + bytes) on `pipe` (MTE2 copy-in, or S for GlobalTensor
+/// GetValue): reports "gm_unsynchronized_access" when this core's MTE3 wrote some of
+/// them and no flag (MTE3_MTE2 / MTE3_S), queue chain or PipeBarrier<PIPE_ALL> orders
+/// the read after that write.
+void hz_gm_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc);
 
 // ---- UB operand checks (src/tensor.cpp) ----
 /// What an API needs to know about a LocalTensor operand.
@@ -220,6 +269,32 @@ void check_initialized(CoreContext& c, uint32_t lo, uint32_t hi, const char* wha
 inline void mark_init(CoreContext& c, uint32_t lo, uint32_t hi) {
   std::memset(c.shadow + lo, kInit, hi - lo);
 }
+
+// ---- UB row layouts (src/row_layout.cpp) ----
+/// An MTE2 copy writes UB [lo, hi): layouts it overlaps end.
+void layout_erase(CoreContext& c, uint32_t lo, uint32_t hi);
+/// DataCopyPad GM->UB laid out rows with round-up lanes (see CoreContext::RowLayout).
+void layout_record(CoreContext& c, uint32_t base, const CoreContext::RowLayout& l);
+/// An MTE3 copy reads UB [lo, hi) for GM: round-up lanes of a layout there are an error
+/// ("ub_row_pitch_mismatch"): they would land in GM between the rows.
+void layout_check_copy_out(CoreContext& c, uint32_t lo, uint32_t hi, const char* api, const SrcLoc& loc);
+/// One operand of a vector instruction (or UB->UB copy) as the layout tracker sees it.
+struct LayoutOpnd {
+  uint64_t lo, hi;  // UB bytes the operand spans
+  uint32_t esize;
+  bool write;
+};
+/// A vector instruction: warns ("ub_row_pitch_mismatch") when a source reads a layout
+/// as compact rows, and carries a source's layout to the destination.
+void layout_vector(CoreContext& c, const LayoutOpnd* ops, int nops, const char* api, const SrcLoc& loc);
+
+// ---- SoC capabilities (src/capabilities.cpp; profile [capabilities]) ----
+/// "api_unsupported_on_soc" unless the active SoC has DataCopyPad.
+void check_pad_soc(const char* api, const SrcLoc& loc);
+/// "api_unsupported_on_soc" unless the active SoC supports bfloat16_t data.
+void check_bf16_soc(const char* api, const SrcLoc& loc);
+/// "api_unsupported_on_soc" unless the active SoC has Cast from `src` to `dst`.
+void check_cast_soc(DType src, DType dst, const char* api, const SrcLoc& loc);
 
 // ---- GM checks (src/gm.cpp) ----
 /// Checks that [p, p + bytes) lies in one host allocation (error "gm_out_of_bounds").

@@ -111,9 +111,12 @@ class CoreRecorder {
   void scalar(uint32_t instrs);
 
   /// One scalar GetValue/SetValue on GM or UB. Implies the synchronisation the
-  /// compiler's auto-sync inserts (a scalar read of UB waits for PIPE_V; a GM access
-  /// goes through the data cache).
-  void scalar_access(ScalarTarget target, bool write);
+  /// compiler's auto-sync inserts: a UB access waits until PIPE_V and every pipe in
+  /// `wait_pipes` (bits 1 << Pipe, from hz_scalar: pipes whose write or read of the
+  /// same bytes is not yet known complete, e.g. MTE2 for data copied into a TBuf with
+  /// no flag) have finished everything issued so far; a GM access goes through the
+  /// data cache.
+  void scalar_access(ScalarTarget target, bool write, uint8_t wait_pipes = 0);
 
   /// `pipe` sets the flag `key` once all its earlier instructions are done.
   void signal(Pipe pipe, SyncKey key);

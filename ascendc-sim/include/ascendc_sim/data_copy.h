@@ -16,36 +16,72 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "ascendc_sim/core.h"
 #include "ascendc_sim/tensor.h"
 
+namespace ascendc_sim {
+
+/// A hardware parameter field of type `Field` (uint8_t, uint16_t, uint32_t) that keeps
+/// the full value the kernel stored through a wider type (FC-09): reading it gives the
+/// field's value as the NPU holds it (wrapped to `Field`, as the real struct's member
+/// would), while the copy APIs check `wide()` and report a value that does not fit the
+/// field ("field_out_of_range") instead of copying a silently wrapped length.
+template <class Field>
+struct WideField {
+  uint64_t raw;  // the value as stored; negative values wrap to huge ones, as a cast would
+  WideField() = default;
+  template <class I, class = std::enable_if_t<std::is_integral_v<I> || std::is_enum_v<I>>>
+  constexpr WideField(I v) : raw(uint64_t(int64_t(v))) {
+    if constexpr (std::is_unsigned_v<I>) raw = uint64_t(v);
+  }
+  constexpr operator Field() const { return Field(raw); }
+  constexpr uint64_t wide() const { return raw; }
+  /// Largest value the hardware field holds.
+  static constexpr uint64_t max() { return uint64_t(Field(~Field(0))); }
+  template <class I>
+  constexpr WideField& operator+=(I v) { raw += uint64_t(v); return *this; }
+  template <class I>
+  constexpr WideField& operator-=(I v) { raw -= uint64_t(v); return *this; }
+  template <class I>
+  constexpr WideField& operator*=(I v) { raw *= uint64_t(v); return *this; }
+};
+
+}  // namespace ascendc_sim
+
 namespace AscendC {
 
+/// DataCopy parameters (api-reference §3.1): the NPU's fields are uint16_t; here they are
+/// WideFields so that a value above 65535 is reported where it is used.
 struct DataCopyParams {
-  uint16_t blockCount = 1;
-  uint16_t blockLen = 0;
+  ascendc_sim::WideField<uint16_t> blockCount = 1;
+  ascendc_sim::WideField<uint16_t> blockLen = 0;
   union {
-    uint16_t srcGap = 0;
-    uint16_t srcStride;
+    ascendc_sim::WideField<uint16_t> srcGap = 0;
+    ascendc_sim::WideField<uint16_t> srcStride;
   };
   union {
-    uint16_t dstGap = 0;
-    uint16_t dstStride;
+    ascendc_sim::WideField<uint16_t> dstGap = 0;
+    ascendc_sim::WideField<uint16_t> dstStride;
   };
   DataCopyParams() = default;
-  DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
+  DataCopyParams(ascendc_sim::WideField<uint16_t> count, ascendc_sim::WideField<uint16_t> len,
+                 ascendc_sim::WideField<uint16_t> srcStrideIn, ascendc_sim::WideField<uint16_t> dstStrideIn)
       : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
 };
 
+/// DataCopyPad parameters (api-reference §3.2): uint16_t blockCount, uint32_t lengths and
+/// strides on the NPU, WideFields here.
 struct DataCopyExtParams {
-  uint16_t blockCount = 1;
-  uint32_t blockLen = 0;
-  uint32_t srcStride = 0;
-  uint32_t dstStride = 0;
+  ascendc_sim::WideField<uint16_t> blockCount = 1;
+  ascendc_sim::WideField<uint32_t> blockLen = 0;
+  ascendc_sim::WideField<uint32_t> srcStride = 0;
+  ascendc_sim::WideField<uint32_t> dstStride = 0;
   uint32_t rsv = 0;
   DataCopyExtParams() = default;
-  DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
+  DataCopyExtParams(ascendc_sim::WideField<uint16_t> count, ascendc_sim::WideField<uint32_t> len,
+                    ascendc_sim::WideField<uint32_t> srcStrideIn, ascendc_sim::WideField<uint32_t> dstStrideIn,
                     const uint32_t rsvIn)
       : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
 };
@@ -53,22 +89,24 @@ struct DataCopyExtParams {
 template <typename T>
 struct DataCopyPadExtParams {
   bool isPad = false;
-  uint8_t leftPadding = 0;
-  uint8_t rightPadding = 0;
+  ascendc_sim::WideField<uint8_t> leftPadding = 0;
+  ascendc_sim::WideField<uint8_t> rightPadding = 0;
   T paddingValue{};
   DataCopyPadExtParams() = default;
-  DataCopyPadExtParams(const bool isPadIn, const uint8_t left, const uint8_t right, T value)
+  DataCopyPadExtParams(const bool isPadIn, ascendc_sim::WideField<uint8_t> left, ascendc_sim::WideField<uint8_t> right,
+                       T value)
       : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
 };
 
 /// Legacy padding parameters (paddingValue converted to the element type).
 struct DataCopyPadParams {
   bool isPad = false;
-  uint8_t leftPadding = 0;
-  uint8_t rightPadding = 0;
+  ascendc_sim::WideField<uint8_t> leftPadding = 0;
+  ascendc_sim::WideField<uint8_t> rightPadding = 0;
   uint64_t paddingValue = 0;
   DataCopyPadParams() = default;
-  DataCopyPadParams(const bool isPadIn, const uint8_t left, const uint8_t right, const uint64_t value)
+  DataCopyPadParams(const bool isPadIn, ascendc_sim::WideField<uint8_t> left, ascendc_sim::WideField<uint8_t> right,
+                    const uint64_t value)
       : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
 };
 
@@ -88,7 +126,7 @@ struct Bursts {
 /// DataCopyPad GM->UB padding.
 struct Pad {
   bool is_pad = false;
-  uint32_t left = 0, right = 0;  // elements
+  uint64_t left = 0, right = 0;  // elements (as the kernel passed them)
   uint32_t esize = 1;
   uint8_t value[8] = {};
 };
@@ -97,21 +135,24 @@ struct Pad {
 void count_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t count, uint32_t esize, const SrcLoc& loc);
 void count_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc);
 void count_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t count, uint32_t esize, const SrcLoc& loc);
-/// DataCopyParams forms (units of 32-byte blocks).
-void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
-                     uint32_t dst_gap, const SrcLoc& loc);
-void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
-                     uint32_t dst_gap, const SrcLoc& loc);
-void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint32_t block_count, uint32_t block_len, uint32_t src_gap,
-                     uint32_t dst_gap, const SrcLoc& loc);
-/// DataCopyPad (blockLen in bytes; GM gap in bytes; UB gap in 32-byte blocks).
-void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint32_t block_count, uint64_t block_len, uint64_t src_gap,
-                  uint64_t dst_gap, const Pad& pad, uint32_t esize, const SrcLoc& loc);
-void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint32_t block_count, uint64_t block_len, uint64_t src_gap,
-                  uint64_t dst_gap, uint32_t esize, const SrcLoc& loc);
+/// DataCopyParams forms (units of 32-byte blocks). The values are what the kernel stored
+/// (WideField::wide()); each must fit its 16-bit field, blockCount is at most 4095.
+void params_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
+                     uint64_t dst_gap, const SrcLoc& loc);
+void params_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
+                     uint64_t dst_gap, const SrcLoc& loc);
+void params_ub_to_ub(const UbRef& dst, const UbRef& src, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
+                     uint64_t dst_gap, const SrcLoc& loc);
+/// DataCopyPad (blockLen in bytes; GM gap in bytes; UB gap in 32-byte blocks). `field_max`
+/// is the largest blockLen or gap the parameter struct's fields hold (65535 for the
+/// legacy DataCopyParams, 2^32 - 1 for DataCopyExtParams).
+void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
+                  uint64_t dst_gap, uint64_t field_max, const Pad& pad, uint32_t esize, const SrcLoc& loc);
+void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
+                  uint64_t dst_gap, uint64_t field_max, uint32_t esize, const SrcLoc& loc);
 
 template <typename T>
-inline Pad make_pad(bool is_pad, uint32_t left, uint32_t right, const T& value) {
+inline Pad make_pad(bool is_pad, uint64_t left, uint64_t right, const T& value) {
   Pad p;
   p.is_pad = is_pad;
   p.left = left;
@@ -123,22 +164,33 @@ inline Pad make_pad(bool is_pad, uint32_t left, uint32_t right, const T& value) 
 
 }  // namespace ascendc_sim::dma
 
+namespace ascendc_sim::dma {
+/// bfloat16_t data needs an SoC with bf16 (profile [capabilities] bf16).
+template <typename T>
+inline void check_dtype_soc(const char* api, const SrcLoc& loc) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) check_bf16_soc(api, loc);
+}
+}  // namespace ascendc_sim::dma
+
 namespace AscendC {
 
 // ---- DataCopy, count form ----
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::count_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), count, sizeof(T), loc);
 }
 template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::count_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), count, sizeof(T), loc);
 }
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::count_ub_to_ub(dst.ref(), src.ref(), count, sizeof(T), loc);
 }
 
@@ -146,56 +198,68 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::params_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
-                                    p.srcStride, p.dstStride, loc);
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
+  ascendc_sim::dma::params_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount.wide(),
+                                    p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), loc);
 }
 template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::params_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
-                                    p.srcStride, p.dstStride, loc);
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
+  ascendc_sim::dma::params_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount.wide(),
+                                    p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), loc);
 }
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::params_ub_to_ub(dst.ref(), src.ref(), p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
+  ascendc_sim::dma::params_ub_to_ub(dst.ref(), src.ref(), p.blockCount.wide(), p.blockLen.wide(), p.srcStride.wide(),
+                                    p.dstStride.wide(), loc);
 }
 
 // ---- DataCopyPad ----
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                         const DataCopyPadExtParams<T>& pad, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
-                                 p.srcStride, p.dstStride,
-                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding, pad.rightPadding, pad.paddingValue),
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopyPad", loc);
+  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount.wide(),
+                                 p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), p.srcStride.max(),
+                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding.wide(), pad.rightPadding.wide(),
+                                                            pad.paddingValue),
                                  sizeof(T), loc);
 }
 template <typename T>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
                         ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
-                                 p.srcStride, p.dstStride, sizeof(T), loc);
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopyPad", loc);
+  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount.wide(),
+                                 p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), p.srcStride.max(),
+                                 sizeof(T), loc);
 }
 /// Legacy form: DataCopyParams with blockLen in bytes.
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
                         const DataCopyPadParams& pad, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopyPad", loc);
   T value{};
   if constexpr (std::is_same_v<T, bfloat16_t>) {
     value = bfloat16_t(float(pad.paddingValue));
   } else {
     value = static_cast<T>(pad.paddingValue);
   }
-  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount, p.blockLen,
-                                 p.srcStride, p.dstStride,
-                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding, pad.rightPadding, value),
+  ascendc_sim::dma::pad_gm_to_ub(dst.ref(), reinterpret_cast<const uint8_t*>(src.addr_), p.blockCount.wide(),
+                                 p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), p.srcStride.max(),
+                                 ascendc_sim::dma::make_pad(pad.isPad, pad.leftPadding.wide(), pad.rightPadding.wide(),
+                                                            value),
                                  sizeof(T), loc);
 }
 template <typename T>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
                         ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
-  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount, p.blockLen,
-                                 p.srcStride, p.dstStride, sizeof(T), loc);
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopyPad", loc);
+  ascendc_sim::dma::pad_ub_to_gm(reinterpret_cast<uint8_t*>(dst.addr_), src.ref(), p.blockCount.wide(),
+                                 p.blockLen.wide(), p.srcStride.wide(), p.dstStride.wide(), p.srcStride.max(),
+                                 sizeof(T), loc);
 }
 
 /// Scalar GM writes go through the data cache; the simulator's GM is coherent.

@@ -28,8 +28,17 @@ struct Allocation {
   const uint8_t* base = nullptr;
   size_t bytes = 0;
   Origin origin = Origin::AclrtMalloc;
+  /// A kernel output that a launch must write before it reads it (set_write_before_read):
+  /// its bytes hold the caller's fill (the judge's poison), never data for the kernel.
+  bool write_before_read = false;
 };
 bool find_allocation(const void* ptr, Allocation* out);
+
+/// Marks (or unmarks) the allocation that starts at `ptr` as an output every launch
+/// must write before reading: a core that reads bytes of it it has not written in the
+/// same launch gets "gm_output_read_before_write". Returns false when `ptr` is not the
+/// start of a registered allocation. Thread-safe; takes effect at the next launch.
+bool set_write_before_read(const void* ptr, bool on);
 
 /// True when [ptr, ptr + bytes) lies inside one registered allocation.
 bool in_bounds(const void* ptr, size_t bytes);
@@ -41,6 +50,7 @@ const char* origin_name(Origin o);
 /// launch so that kernel accesses are checked without taking the registry lock.
 struct Snapshot {
   std::vector<Allocation> allocs;
+  bool any_write_before_read = false;
   bool find(const void* ptr, Allocation* out) const;
 };
 std::shared_ptr<const Snapshot> snapshot();

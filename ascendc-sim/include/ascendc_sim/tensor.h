@@ -70,6 +70,7 @@ class GlobalTensor {
   T GetValue(const uint64_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
     auto& c = ascendc_sim::ctx("GlobalTensor::GetValue");
     ascendc_sim::check_gm(addr_ + offset, sizeof(T), false, "GlobalTensor::GetValue", loc);
+    ascendc_sim::gm_scalar_read(c, addr_ + offset, sizeof(T), "GlobalTensor::GetValue", loc);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, false);
     T v;
     std::memcpy(&v, addr_ + offset, sizeof(T));
@@ -87,6 +88,7 @@ class GlobalTensor {
   __gm__ T& operator()(const uint64_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
     auto& c = ascendc_sim::ctx("GlobalTensor::operator()");
     ascendc_sim::check_gm(addr_ + offset, sizeof(T), false, "GlobalTensor::operator()", loc);
+    ascendc_sim::gm_scalar_read(c, addr_ + offset, sizeof(T), "GlobalTensor::operator()", loc);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, false);
     return addr_[offset];
   }
@@ -122,8 +124,7 @@ class LocalTensor {
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor",
                                "LocalTensor::GetValue", loc);
     ascendc_sim::check_initialized(c, lo, lo + sizeof(T), "element", "LocalTensor::GetValue", loc);
-    ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), false);
-    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, false);
+    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, false, ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), false));
     T v;
     std::memcpy(&v, c.ub + lo, sizeof(T));
     return v;
@@ -137,8 +138,7 @@ class LocalTensor {
     auto& c = ascendc_sim::ctx("LocalTensor::SetValue");
     uint32_t lo = elem(index);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::SetValue", loc);
-    ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true);
-    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true);
+    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true, ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true));
     T v = static_cast<T>(value);
     std::memcpy(c.ub + lo, &v, sizeof(T));
     ascendc_sim::mark_init(c, lo, lo + sizeof(T));
@@ -149,8 +149,7 @@ class LocalTensor {
     auto& c = ascendc_sim::ctx("LocalTensor::operator()");
     uint32_t lo = elem(offset);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::operator()", loc);
-    ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true);
-    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true);
+    c.rec->scalar_access(ascendc_sim::ScalarTarget::UB, true, ascendc_sim::hz_scalar(c, lo, lo + sizeof(T), true));
     ascendc_sim::mark_init(c, lo, lo + sizeof(T));
     return *reinterpret_cast<T*>(c.ub + lo);
   }

@@ -6,7 +6,9 @@
 // type — rounds the value to an integral float. CAST_NONE rounds like CAST_RINT when
 // needed. CAST_ODD = round to odd (von Neumann). Integer targets saturate; NaN -> 0.
 // The (source, destination) pairs 910B supports are a compile-time table: any other
-// pair is a static_assert, as the NPU compiler rejects it (FC-28).
+// pair is a static_assert, as the NPU compiler rejects it (FC-28). The selected SoC's
+// own pairs (profile [capabilities] cast_pairs, e.g. no f16->i8 on 310P) are checked at
+// the call: "api_unsupported_on_soc".
 #pragma once
 
 #include <cfloat>
@@ -171,6 +173,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
                  ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");
   using namespace ascendc_sim::vec;
+  ascendc_sim::check_cast_soc(ascendc_sim::dtype_v<U>, ascendc_sim::dtype_v<T>, "Cast", loc);
   constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
   constexpr uint32_t lanes = 256 / w;
   Opnd ops[2] = {od(dst.ref(), "dst", sizeof(T), 1, lanes * sizeof(T) / 32, true),
@@ -185,6 +188,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
                  ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");
   using namespace ascendc_sim::vec;
+  ascendc_sim::check_cast_soc(ascendc_sim::dtype_v<U>, ascendc_sim::dtype_v<T>, "Cast", loc);
   constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
   auto& c = ascendc_sim::ctx("Cast");
   uint32_t r = check_repeat(repeatTime.raw, "Cast", loc);
@@ -199,6 +203,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
                  const uint64_t mask[], ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");
   using namespace ascendc_sim::vec;
+  ascendc_sim::check_cast_soc(ascendc_sim::dtype_v<U>, ascendc_sim::dtype_v<T>, "Cast", loc);
   constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
   auto& c = ascendc_sim::ctx("Cast");
   uint32_t r = check_repeat(repeatTime.raw, "Cast", loc);

@@ -45,6 +45,7 @@ template <int N, class K>
 inline void run(const char* api, VecClass cls, DType dt, const Shape& sh, Opnd (&ops)[N], bool count_form,
                 const SrcLoc& loc, const K& k) {
   CoreContext& c = ctx(api);
+  if (dt == DType::BF16) check_bf16_soc(api, loc);
   bool any = prepare(c, sh, ops, N, api, loc);
   if (any) for_each_run(c, sh, ops, N, k, true);
   c.rec->vector(cls, dt, any ? sh.repeats : 0, count_form);

@@ -84,6 +84,14 @@ const Field kFields[] = {
 
 constexpr const char* kEpcTable = "vector.elements_per_cycle";
 
+// Type names of [capabilities] cast_pairs, indexed by DType.
+const char* const kDTypeNames[12] = {"u8", "i8", "u16", "i16", "f16", "bf16", "u32", "i32", "f32", "u64", "i64", "f64"};
+int dtype_from_name(const std::string& n) {
+  for (int i = 0; i < 12; ++i)
+    if (n == kDTypeNames[i]) return i;
+  return -1;
+}
+
 class Checker {
  public:
   explicit Checker(const toml::Document& doc) : doc_(doc) {}
@@ -123,6 +131,19 @@ class Checker {
     }
     require_source(table, key, v->line);
     return v->number;
+  }
+
+  // A boolean with its source.
+  bool boolean(const std::string& table, const std::string& key) {
+    const Value* v = find(table, key);
+    if (!v) {
+      auto tl = doc_.table_lines.find(table);
+      fail(tl == doc_.table_lines.end() ? 0 : tl->second, table, key, "missing (required in [" + table + "])");
+    }
+    used_.insert(table + "." + key);
+    if (v->kind != Value::Kind::Bool) fail(v->line, table, key, "expected true or false, found '" + v->text + "'");
+    require_source(table, key, v->line);
+    return v->boolean;
   }
 
   std::string string(const std::string& table, const std::string& key, bool required) {
@@ -175,12 +196,12 @@ class Checker {
   // not the keys it seems to be missing).
   void reject_unknown_tables() const {
     static const std::set<std::string> known = {"", "profile", "soc", "launch", "hbm", "dma",
-                                                 "vector", kEpcTable, "scalar"};
+                                                 "vector", kEpcTable, "scalar", "capabilities"};
     for (const auto& [table, line] : doc_.table_lines) {
       if (!known.count(table)) {
         throw std::runtime_error(doc_.path + ":" + std::to_string(line) + ": unknown table [" + table +
                                  "] (known: profile, soc, launch, hbm, dma, vector, " + kEpcTable +
-                                 ", scalar)");
+                                 ", scalar, capabilities)");
       }
     }
   }
@@ -268,6 +289,26 @@ Profile build(const toml::Document& doc) {
       }
       // Same bytes per cycle: elements scale inversely with width.
       row[w] = row[best] * double(1u << best) / double(1u << w);
+    }
+  }
+  // [capabilities]: what the SoC's AIV core supports (checked at the kernel's call).
+  p.caps.data_copy_pad = c.boolean("capabilities", "data_copy_pad");
+  p.caps.bf16 = c.boolean("capabilities", "bf16");
+  p.caps.cast_pairs = c.string("capabilities", "cast_pairs", true);
+  {
+    const Value* v = c.find("capabilities", "cast_pairs");
+    c.require_source("capabilities", "cast_pairs", v->line);
+    std::istringstream in(p.caps.cast_pairs);
+    std::string pair;
+    while (in >> pair) {
+      size_t gt = pair.find('>');
+      int from = gt == std::string::npos ? -1 : dtype_from_name(pair.substr(0, gt));
+      int to = gt == std::string::npos ? -1 : dtype_from_name(pair.substr(gt + 1));
+      if (from < 0 || to < 0) {
+        c.fail(v->line, "capabilities", "cast_pairs",
+               "'" + pair + "' is not <src>><dst> with types among u8 i8 u16 i16 f16 bf16 u32 i32 f32 u64 i64 f64");
+      }
+      p.caps.cast_to[from] = uint16_t(p.caps.cast_to[from] | (1u << to));
     }
   }
   c.reject_unknown();

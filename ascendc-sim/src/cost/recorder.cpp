@@ -136,7 +136,7 @@ void CoreRecorder::scalar(uint32_t instrs) {
   m.scalar(m.t->ns(double(instrs) * m.t->scalar_cpi), 0);
 }
 
-void CoreRecorder::scalar_access(ScalarTarget target, bool write) {
+void CoreRecorder::scalar_access(ScalarTarget target, bool write, uint8_t wait_pipes) {
   Impl& m = *impl_;
   (target == ScalarTarget::GM ? m.counters.scalar_gm : m.counters.scalar_ub) += 1;
   if (!m.timing || !m.t) return;
@@ -145,11 +145,15 @@ void CoreRecorder::scalar_access(ScalarTarget target, bool write) {
   uint8_t drain = 0;
   if (target == ScalarTarget::UB) {
     // Auto-sync: a scalar access to UB waits until the vector unit is idle (V->S), and
-    // later vector instructions issue after it (S->V). Data that reached UB by DMA is
-    // covered too: the vector pipe's DeQue wait already waited for it (a drained V pipe
-    // is past every flag it waited on). Copy-in/out of other buffers keeps running.
+    // later instructions of every pipe issue after it (S->V, S->MTE2, S->MTE3). Data
+    // that reached UB by DMA after a DeQue is covered by the V drain (a drained V pipe
+    // is past every flag it waited on); data the hazard checker does not see ordered
+    // that way (a copy into a TBuf with no flag, a copy-out still reading the bytes a
+    // SetValue overwrites) makes the access wait for that MTE pipe too (`wait_pipes`,
+    // computed by hz_scalar): the checker's "scalar access orders every pipe" is
+    // charged here, never free. Copy-in/out of other buffers keeps running.
     cycles = write ? t.ub_write_cycles : t.ub_read_cycles;
-    drain = pipe_bit(Pipe::V);
+    drain = uint8_t(pipe_bit(Pipe::V) | (wait_pipes & (pipe_bit(Pipe::MTE2) | pipe_bit(Pipe::MTE3))));
   } else {
     cycles = write ? t.gm_write_cycles : t.gm_read_cycles;
   }

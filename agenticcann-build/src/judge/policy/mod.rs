@@ -62,20 +62,12 @@ impl SourceKind {
         }
     }
 
-    /// The headers this file may include (store-format §4, §5).
+    /// The headers this file may include (store-format §4, §5): the one list the
+    /// translation units pre-include ([`crate::toolchain::sim::unit`]).
     pub fn allowed_headers(self) -> &'static [&'static str] {
         match self {
-            SourceKind::Kernel => &["kernel_operator.h", "agenticcann_tiling.h"],
-            SourceKind::Tiling => &[
-                "agenticcann_tiling.h",
-                "cstdint",
-                "cstddef",
-                "algorithm",
-                "cmath",
-                "climits",
-                "limits",
-                "type_traits",
-            ],
+            SourceKind::Kernel => crate::toolchain::sim::unit::KERNEL_ALLOWED_HEADERS,
+            SourceKind::Tiling => crate::toolchain::sim::unit::TILING_ALLOWED_HEADERS,
         }
     }
 }

@@ -21,7 +21,9 @@
 //! - `raw_pointer`: `GetPhyAddr` (a tensor's physical address), `__ubuf__`, the tensors'
 //!   simulator state (`.addr_`, `.buf_`, `.gen_`), casts to pointer types (C-style
 //!   `(T*)e`, `static_cast<T*>`, `reinterpret_cast` outside `SetGlobalBuffer`), `bit_cast`,
-//!   `addressof`, `union` (type punning), the address of anything but a plain variable
+//!   `addressof`, a `union` with any member that is not an arithmetic scalar or array of
+//!   one (a union of a float and an integer for bit tricks is allowed; one holding a
+//!   pointer would launder an address), the address of anything but a plain variable
 //!   (`&t(0)`, `&t[1]`, `&s.f`) or of a reference (`T& r = x(0); &r`), and `using namespace
 //!   std` / `using std::…` (they would let an algorithm's overload take a `GM_ADDR`).
 //! - `bulk_memory`: the C library's raw memory and string functions (`memcpy`, `memset`,
@@ -118,6 +120,107 @@ const NOT_A_TYPE: &[&str] = &[
     "for",
     "switch",
 ];
+
+/// Member types a kernel's `union` may use: arithmetic scalars (bit tricks such as a
+/// float's bits as an integer), never a pointer or a class that could hold an address.
+const UNION_MEMBER_TYPES: &[&str] = &[
+    "bool",
+    "char",
+    "signed",
+    "unsigned",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "half",
+    "bfloat16_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "const",
+    "volatile",
+];
+
+/// Checks the `union` at `toks[at]`: a definition `union [Name] { members } [declarators];`
+/// whose every member is `type-words name[ [N] ]*;` with type words from
+/// [`UNION_MEMBER_TYPES`], or a use `union Name` of a union in `defined`. `Err` says what is
+/// wrong.
+fn arithmetic_union(toks: &[&Token], at: usize, defined: &BTreeSet<&str>) -> Result<(), String> {
+    let mut i = at + 1;
+    let name = toks.get(i).filter(|t| t.kind == TokenKind::Ident);
+    if name.is_some() {
+        i += 1;
+    }
+    if !is_punct(toks.get(i), "{") {
+        return match name {
+            Some(n) if defined.contains(n.text.as_str()) => Ok(()),
+            Some(n) => Err(format!(
+                "`union {}` names no union of arithmetic members defined in this file",
+                n.text
+            )),
+            None => Err("a `union` without a body".into()),
+        };
+    }
+    let close = matching(toks, i);
+    if close >= toks.len() {
+        return Err("its body is not closed".into());
+    }
+    let body = &toks[i + 1..close];
+    if body.is_empty() {
+        return Err("it has no members".into());
+    }
+    for member in body.split(|t| t.is_punct(";")) {
+        if member.is_empty() {
+            continue;
+        }
+        // type words, then one name, then optional `[N]` extents.
+        let words = member
+            .iter()
+            .take_while(|t| t.kind == TokenKind::Ident)
+            .count();
+        if words < 2 {
+            return Err(format!(
+                "member `{}` is not `type name;`",
+                member
+                    .iter()
+                    .map(|t| t.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        if let Some(bad) = member[..words - 1]
+            .iter()
+            .find(|t| !UNION_MEMBER_TYPES.contains(&t.text.as_str()))
+        {
+            return Err(format!(
+                "member type `{}` is not an arithmetic type",
+                bad.text
+            ));
+        }
+        let mut j = words;
+        while j < member.len() {
+            let extent_ok = member[j].is_punct("[")
+                && member
+                    .get(j + 1)
+                    .is_some_and(|t| t.kind == TokenKind::Number || t.kind == TokenKind::Ident)
+                && member.get(j + 2).is_some_and(|t| t.is_punct("]"));
+            if !extent_ok {
+                return Err(format!(
+                    "member `{}` has `{}` after its name (only array extents `[N]` may follow; no pointer, reference or initializer)",
+                    member[words - 1].text, member[j].text
+                ));
+            }
+            j += 3;
+        }
+    }
+    Ok(())
+}
 
 fn is_punct(t: Option<&&Token>, p: &str) -> bool {
     t.is_some_and(|t| t.is_punct(p))
@@ -283,6 +386,18 @@ impl Checker<'_> {
 
     /// The rules that need no scopes: names, casts, address-of.
     fn raw_context_free(&mut self, toks: &[&Token]) {
+        // Names of the unions this file defines with arithmetic members only
+        // (`union U { ... }`), so that a later `union U u;` is accepted.
+        let unions: BTreeSet<&str> = toks
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| {
+                t.is_ident("union")
+                    && is_ident(toks.get(i + 1))
+                    && arithmetic_union(toks, *i, &BTreeSet::new()).is_ok()
+            })
+            .map(|(i, _)| toks[i + 1].text.as_str())
+            .collect();
         let mut refs: BTreeSet<&str> = BTreeSet::new();
         for (i, t) in toks.iter().enumerate() {
             // Reference declarators `Type& name` / `Type&& name`.
@@ -314,7 +429,15 @@ impl Checker<'_> {
                             "bulk_memory",
                             format!("`{n}` is not allowed in a kernel: raw memory functions bypass the simulator's checks and the cost model (use `DataCopy`/`DataCopyPad` or `Duplicate`)"),
                         );
-                    } else if matches!(n, "bit_cast" | "addressof" | "union") {
+                    } else if n == "union" {
+                        if let Err(why) = arithmetic_union(toks, i, &unions) {
+                            self.push(
+                                t.line,
+                                "raw_pointer",
+                                format!("this `union` is not allowed in a kernel: {why}; a union is allowed only when every member is an arithmetic scalar or array of one (bool, char, the int/uint types, half, bfloat16_t, float, double, e.g. `union {{ float f; uint32_t u; }}` for bit tricks), never a pointer, reference, tensor or other class"),
+                            );
+                        }
+                    } else if matches!(n, "bit_cast" | "addressof") {
                         self.push(
                             t.line,
                             "raw_pointer",

@@ -307,6 +307,10 @@ fn set_global_buffer_forms_stay_allowed() {
         // Reference parameters, bitwise and, lambdas capturing by reference.
         "void f(GlobalTensor<float>& src, const uint32_t& n) { uint32_t m = n & 3; auto g = [&]() { return m; }; (void)g; }",
         "uint32_t f(uint32_t mask) { return (mask) & 3; }",
+        // A union of arithmetic members for bit tricks in scalar code (issue 13 D.9).
+        "__aicore__ inline uint32_t bits(float x) { union { float f; uint32_t u; } v; v.f = x; return v.u; }",
+        "union F32 { float f; uint32_t u; uint8_t b[4]; };\n__aicore__ inline float g(uint32_t u) { union F32 v; v.u = u; return v.f; }",
+        "union H { half h; int16_t i; unsigned short s; };",
     ] {
         assert_eq!(k(ok), vec![], "{ok}");
     }
@@ -340,6 +344,11 @@ fn raw_pointer_kernels_are_rejected() {
         ("void f(uint64_t a) { float* p = reinterpret_cast<float*>(a); }", "raw_pointer"),
         ("void f(uint64_t a) { float* p = (float*)a; }", "raw_pointer"),
         ("union U { uint64_t a; float* p; };", "raw_pointer"),
+        ("union U { uint64_t a; GM_ADDR p; };", "raw_pointer"),
+        ("union U { uint64_t a; LocalTensor<float> t; };", "raw_pointer"),
+        ("union U { uint64_t a; float& r; };", "raw_pointer"),
+        ("union U { uint32_t u; union { float f; float* p; } in; };", "raw_pointer"),
+        ("void f() { union V v; (void)v; }", "raw_pointer"),
         ("using P = float*;", "raw_pointer"),
         ("using namespace std;", "raw_pointer"),
         ("void f(GlobalTensor<float> g) { uint64_t a = (uint64_t)&g(0); }", "raw_pointer"),

@@ -1,8 +1,8 @@
-//! The simulator toolchain: every entry's wrapper sources compiled by the host C++ compiler
-//! (through `cc`) against `ascendc-sim`'s headers, in parallel, and archived into one
-//! static library.
+//! The build's side of the simulator toolchain: every entry's translation units
+//! ([`super::unit`]) compiled with [`SimToolchain::compile_command`] (the judge's flags,
+//! byte for byte), in parallel, and archived into one static library.
 //!
-//! Objects are content-addressed: each is named by a fingerprint of its wrapper source, the
+//! Objects are content-addressed: each is named by a fingerprint of its unit source, the
 //! bytes of the entry file and header it includes, the compiler command and the simulator's
 //! headers. An object whose fingerprint exists is reused, so a build with nothing changed
 //! compiles nothing, and switching back and forth between two versions of a kernel recompiles
@@ -14,17 +14,18 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::ToolchainError;
+use super::SimToolchain;
+use crate::toolchain::ToolchainError;
 
 /// Bump to invalidate every cached object (a change in how units are compiled).
-const FINGERPRINT_VERSION: &str = "agenticcann-sim-object/1";
+const FINGERPRINT_VERSION: &str = "agenticcann-sim-object/2";
 
 /// One translation unit to compile.
 #[derive(Clone, Debug)]
 pub struct Unit {
     /// File stem, unique in the build (`agc_<key16>_kernel`).
     pub name: String,
-    /// The wrapper source text.
+    /// The unit's source text ([`super::unit::kernel_unit`], [`super::unit::tiling_unit`]).
     pub source: String,
     /// Files the source includes whose content must be part of the fingerprint (the entry
     /// file and its generated header).
@@ -33,28 +34,24 @@ pub struct Unit {
     pub what: String,
 }
 
-/// How to drive the compiler.
+/// Where and how to build.
 #[derive(Clone, Debug)]
-pub struct SimOptions {
-    /// The simulator's header folder (`DEP_AGENTICCANN_SIM_INCLUDE`).
-    pub sim_include: PathBuf,
+pub struct ObjectOptions {
+    /// The toolchain (compiler, simulator headers, extra flags), as the judge uses it.
+    pub toolchain: SimToolchain,
     /// Where sources, objects and the library go (`$OUT_DIR/agenticcann/sim`).
     pub out_dir: PathBuf,
-    /// Target and host triples (Cargo's `TARGET`, `HOST`).
+    /// Target triple (Cargo's `TARGET`), for the archiver.
     pub target: String,
-    /// Host triple.
+    /// Host triple (Cargo's `HOST`).
     pub host: String,
     /// Parallel compiler processes (Cargo's `NUM_JOBS`, else the available parallelism).
     pub jobs: usize,
-    /// Extra compiler flags.
-    pub flags: Vec<String>,
-    /// Let `cc` print its `cargo:rerun-if-env-changed` lines (`CXX`, `CXXFLAGS`, …).
+    /// Let `cc` print its `cargo:rerun-if-env-changed` lines for the archiver (`AR`, …).
     pub cargo_metadata: bool,
-    /// The compiler to use (`AGENTICCANN_CXX`); `None` lets `cc` choose (`CXX`, `c++`).
-    pub cxx: Option<PathBuf>,
 }
 
-/// What [`SimToolchain::compile`] did.
+/// What [`ObjectBuilder::compile`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompileReport {
     /// Every object, in unit order.
@@ -65,59 +62,34 @@ pub struct CompileReport {
     pub reused: Vec<String>,
     /// Compiler warnings of the units compiled now (unit, text).
     pub warnings: Vec<(String, String)>,
+    /// The command line of every unit (unit, program and arguments), compiled now or not.
+    pub commands: Vec<(String, Vec<String>)>,
 }
 
-/// The configured host compiler.
+/// Compiles units into content-addressed objects and archives them.
 #[derive(Debug)]
-pub struct SimToolchain {
-    opts: SimOptions,
-    build: cc::Build,
-    tool: cc::Tool,
+pub struct ObjectBuilder {
+    opts: ObjectOptions,
     headers_fingerprint: blake3::Hash,
 }
 
-impl SimToolchain {
-    /// Configures the C++ compiler (C++20, `-O2`: simulation speed matters even in debug
-    /// builds) and fingerprints the simulator's headers.
+impl ObjectBuilder {
+    /// Checks the simulator's headers and fingerprints them.
     ///
     /// # Errors
-    /// When the simulator's include folder has no `kernel_operator.h`, or `cc` finds no
-    /// compiler.
-    pub fn new(opts: SimOptions) -> Result<SimToolchain, ToolchainError> {
-        if !opts.sim_include.join("kernel_operator.h").is_file() {
+    /// When the simulator's include folder has no `kernel_operator.h` or cannot be read.
+    pub fn new(opts: ObjectOptions) -> Result<ObjectBuilder, ToolchainError> {
+        let sim_include = &opts.toolchain.include;
+        if !sim_include.join("kernel_operator.h").is_file() {
             return Err(ToolchainError::new(format!(
                 "the simulator's include folder {} has no kernel_operator.h (it comes from \
                  agenticcann's build script as DEP_AGENTICCANN_SIM_INCLUDE)",
-                opts.sim_include.display()
+                sim_include.display()
             )));
         }
-        let include = opts.out_dir.join("include");
-        let mut build = cc::Build::new();
-        build
-            .cpp(true)
-            .std("c++20")
-            .opt_level(2)
-            .debug(false)
-            .target(&opts.target)
-            .host(&opts.host)
-            .cargo_metadata(opts.cargo_metadata)
-            .cargo_warnings(false)
-            .include(&include)
-            .include(&opts.sim_include);
-        if let Some(cxx) = &opts.cxx {
-            build.compiler(cxx);
-        }
-        for f in &opts.flags {
-            build.flag(f);
-        }
-        let tool = build
-            .try_get_compiler()
-            .map_err(|e| ToolchainError::new(format!("no C++ compiler for the simulator: {e}")))?;
-        let headers_fingerprint = fingerprint_tree(&opts.sim_include)?;
-        Ok(SimToolchain {
+        let headers_fingerprint = fingerprint_tree(sim_include)?;
+        Ok(ObjectBuilder {
             opts,
-            build,
-            tool,
             headers_fingerprint,
         })
     }
@@ -134,13 +106,8 @@ impl SimToolchain {
 
     /// The compiler command line (without source and output), for fingerprints and logs.
     pub fn command_line(&self) -> Vec<String> {
-        std::iter::once(self.tool.path().display().to_string())
-            .chain(
-                self.tool
-                    .args()
-                    .iter()
-                    .map(|a| a.to_string_lossy().into_owned()),
-            )
+        std::iter::once(self.opts.toolchain.cxx.display().to_string())
+            .chain(self.opts.toolchain.compile_args(&self.include_dir()))
             .collect()
     }
 
@@ -176,7 +143,7 @@ impl SimToolchain {
         }
         write_if_changed(
             &self.include_dir().join("agenticcann_tiling.h"),
-            super::sources::STUB_HEADER.as_bytes(),
+            super::unit::STUB_HEADER.as_bytes(),
         )?;
         let mut plan = Vec::new();
         for u in units {
@@ -221,24 +188,31 @@ impl SimToolchain {
             }
             report.compiled.push(name);
         }
-        for (i, (u, _, obj)) in plan.iter().enumerate() {
+        for (i, (u, src, obj)) in plan.iter().enumerate() {
             if !todo.contains(&i) {
                 report.reused.push(u.name.clone());
             }
             report.objects.push(obj.clone());
+            let cmd = self
+                .opts
+                .toolchain
+                .compile_command(&self.include_dir(), src, obj);
+            report.commands.push((u.name.clone(), command_words(&cmd)));
         }
         Ok(report)
     }
 
     fn compile_one(&self, unit: &Unit, src: &Path, obj: &Path) -> Result<String, ToolchainError> {
         let tmp = obj.with_extension(format!("o.tmp{}", std::process::id()));
-        let mut cmd = self.tool.to_command();
-        cmd.arg("-c").arg(src).arg("-o").arg(&tmp);
+        let mut cmd = self
+            .opts
+            .toolchain
+            .compile_command(&self.include_dir(), src, &tmp);
         let out = cmd.output().map_err(|e| {
             ToolchainError::new(format!(
                 "compiling the {}: {}",
                 unit.what,
-                super::cannot_run_compiler(self.tool.path(), &e)
+                crate::toolchain::cannot_run_compiler(&self.opts.toolchain.cxx, &e)
             ))
         })?;
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -275,10 +249,12 @@ impl SimToolchain {
         }
         let tmp = lib_dir.join(format!("lib{name}.a.tmp{}", std::process::id()));
         let _ = std::fs::remove_file(&tmp);
-        let (mut cmd, _) = self
-            .build
+        let mut cmd = cc::Build::new()
+            .target(&self.opts.target)
+            .host(&self.opts.host)
+            .cargo_metadata(self.opts.cargo_metadata)
+            .cargo_warnings(false)
             .try_get_archiver()
-            .map(|c| (c, ()))
             .map_err(|e| ToolchainError::new(format!("no archiver: {e}")))?;
         cmd.arg("crs").arg(&tmp).args(objects);
         let out = cmd
@@ -362,12 +338,16 @@ fn remove_stale_objects(obj_dir: &Path, unit: &str, keep: &Path) {
     }
 }
 
-fn shell_line(cmd: &Command) -> String {
+/// The program and arguments of `cmd`, as text.
+pub fn command_words(cmd: &Command) -> Vec<String> {
     std::iter::once(cmd.get_program())
         .chain(cmd.get_args())
         .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect()
+}
+
+fn shell_line(cmd: &Command) -> String {
+    command_words(cmd).join(" ")
 }
 
 /// The first `max` lines of compiler output, with a count of the rest.
