@@ -11,7 +11,7 @@
 //   reduce_work_buffer_too_small, flag_wait_deadlock, flag_set_twice, gm_write_race, flag_unpaired, block_dim_invalid,
 //   kernel_exception, profile_invalid, cost_model_error, pipe_reset_live_tensors,
 //   pipe_ub_alias (warning), ub_overlap_in_flight, gm_unsynchronized_access,
-//   gm_output_read_before_write, ub_row_pitch_mismatch (error; warning for a vector read),
+//   gm_output_read_before_write, ub_row_pitch_mismatch,
 //   api_unsupported_on_soc.
 #include <cstdio>
 #include <string>
