@@ -19,11 +19,26 @@
 //! `AGENTICCANN_CXX`, `CXX`, `AGENTICCANN_SIM_LIB_DIR` and `AGENTICCANN_SIM_PROFILES`
 //! ([`crate::toolchain::sim::SimToolchain::from_env_in`]). The `cmake` crate reads its own
 //! on the CANN backend and prints its own rerun lines.
+//!
+//! Variables of the LLM client (`agenticcann_evolve::llm::settings`, read with [`var`]):
+//! [`LLM_BASE_URL`], [`LLM_MODEL`] and the key from the first of [`LLM_API_KEY`],
+//! [`DEEPSEEK_API_KEY`], [`OPENAI_API_KEY`].
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::Write;
+
+/// The LLM endpoint's base URL (`https://api.deepseek.com`, `http://127.0.0.1:8080/v1`).
+pub const LLM_BASE_URL: &str = "AGENTICCANN_LLM_BASE_URL";
+/// The LLM's model name (`deepseek-chat`).
+pub const LLM_MODEL: &str = "AGENTICCANN_LLM_MODEL";
+/// The LLM API key; tried before [`DEEPSEEK_API_KEY`] and [`OPENAI_API_KEY`].
+pub const LLM_API_KEY: &str = "AGENTICCANN_LLM_API_KEY";
+/// DeepSeek's conventional key variable (second choice for the LLM key).
+pub const DEEPSEEK_API_KEY: &str = "DEEPSEEK_API_KEY";
+/// OpenAI's conventional key variable (third choice for the LLM key).
+pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 
 /// The value of `name` in the process environment; `None` when unset, empty or not Unicode.
 /// Prints no rerun line: in a build script, read through [`Env::get`] instead.

@@ -7,7 +7,10 @@
 //!
 //! - [`knowledge`]: the knowledge base (`knowledge/` of the repository, embedded in this
 //!   crate), the pattern router and phase-specific prompts within token budgets.
+//! - [`llm`]: the OpenAI-compatible chat client (tools, retries, settings, tool protocols,
+//!   token accounting) and the recorder/replayer of every exchange.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 
 pub mod knowledge;
+pub mod llm;
 pub mod suite;
