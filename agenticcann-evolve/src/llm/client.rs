@@ -152,7 +152,7 @@ impl LlmClient {
             let mut value =
                 reqwest::header::HeaderValue::from_str(&format!("Bearer {}", key.expose_secret()))
                     .map_err(|_| {
-                        Failure::plain(LlmError::Config(
+                        Attempt::plain(LlmError::Config(
                             "the API key holds characters not allowed in an HTTP header"
                                 .to_string(),
                         ))
@@ -160,7 +160,9 @@ impl LlmClient {
             value.set_sensitive(true);
             rb = rb.header(reqwest::header::AUTHORIZATION, value);
         }
-        let mut resp = rb.send().map_err(|e| Failure::plain(self.transport(&e, false)))?;
+        let mut resp = rb
+            .send()
+            .map_err(|e| Attempt::plain(self.transport(&e, false)))?;
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()
@@ -187,11 +189,11 @@ impl LlmClient {
                     ),
                 },
             };
-            return Err(Failure::plain(err));
+            return Err(Attempt::plain(err));
         }
         if let Some(d) = declared {
             if (bytes.len() as u64) < d {
-                return Err(Failure::plain(LlmError::Truncated {
+                return Err(Attempt::plain(LlmError::Truncated {
                     url: self.url.clone(),
                     detail: format!("the body ended after {} of {d} bytes", bytes.len()),
                 }));
@@ -214,9 +216,9 @@ impl LlmClient {
                     body,
                 }
             };
-            return Err(Failure { err, retry_after });
+            return Err(Box::new(Attempt { err, retry_after }));
         }
-        parse_response(&self.url, &text, req).map_err(Failure::plain)
+        parse_response(&self.url, &text, req).map_err(Attempt::plain)
     }
 
     fn transport(&self, e: &reqwest::Error, reading: bool) -> LlmError {
@@ -326,7 +328,7 @@ impl LlmClient {
                                 attempts,
                                 last: Box::new(f.err),
                             }
-                        })
+                        });
                     }
                 },
                 Err(f) => return Err(f.err),
@@ -335,18 +337,20 @@ impl LlmClient {
     }
 }
 
-/// An attempt's error and the server's `Retry-After`.
-struct Failure {
+/// An attempt's error and the server's `Retry-After` (boxed: the error is large).
+type Failure = Box<Attempt>;
+
+struct Attempt {
     err: LlmError,
     retry_after: Option<Duration>,
 }
 
-impl Failure {
+impl Attempt {
     fn plain(err: LlmError) -> Failure {
-        Failure {
+        Box::new(Attempt {
             err,
             retry_after: None,
-        }
+        })
     }
 }
 
@@ -368,7 +372,9 @@ pub fn retryable_status(status: u16) -> bool {
 /// What a non-retried status means for a chat-completions call.
 fn status_meaning(status: u16) -> &'static str {
     match status {
-        400 => "Bad Request: the server rejected the request (a model or field it does not support?)",
+        400 => {
+            "Bad Request: the server rejected the request (a model or field it does not support?)"
+        }
         401 => "Unauthorized: the API key is missing or wrong",
         403 => "Forbidden: the API key may not use this model or endpoint",
         404 => "Not Found: check the base URL (it usually ends in /v1) and the model name",
@@ -404,8 +410,8 @@ pub fn parse_response(url: &str, text: &str, req: &ChatRequest) -> Result<ChatRe
         detail,
         excerpt: excerpt(text.trim()),
     };
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| malformed(format!("the body is not JSON ({e})")))?;
     let obj = v
         .as_object()
         .ok_or_else(|| malformed("the body is not a JSON object".into()))?;
@@ -537,7 +543,10 @@ mod tests {
     fn retry_after_seconds_and_dates() {
         let now = httpdate::parse_http_date("Tue, 01 Dec 2026 10:00:00 GMT").unwrap();
         assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
-        assert_eq!(parse_retry_after(" 0.5 ", now), Some(Duration::from_millis(500)));
+        assert_eq!(
+            parse_retry_after(" 0.5 ", now),
+            Some(Duration::from_millis(500))
+        );
         assert_eq!(
             parse_retry_after("Tue, 01 Dec 2026 10:00:07 GMT", now),
             Some(Duration::from_secs(7))
@@ -569,7 +578,10 @@ mod tests {
             "completion_tokens_details": {"reasoning_tokens": 2}
         }))
         .unwrap();
-        assert_eq!((u.prompt, u.completion, u.cached, u.reasoning), (10, 4, 6, 2));
+        assert_eq!(
+            (u.prompt, u.completion, u.cached, u.reasoning),
+            (10, 4, 6, 2)
+        );
         let d = parse_usage(&serde_json::json!({
             "prompt_tokens": 10, "completion_tokens": 4, "prompt_cache_hit_tokens": 3
         }))
@@ -590,7 +602,10 @@ mod tests {
         .unwrap();
         assert!(r.message.tool_calls.is_empty());
         assert_eq!(r.finish_reason, FinishReason::Other(String::new()));
-        assert_eq!((r.usage.prompt, r.usage.completion, r.usage.estimated), (3, 1, false));
+        assert_eq!(
+            (r.usage.prompt, r.usage.completion, r.usage.estimated),
+            (3, 1, false)
+        );
         let e = parse_response("u", r#"{"error":{"message":"overloaded"}}"#, &req).unwrap_err();
         assert!(e.to_string().contains("overloaded"), "{e}");
     }

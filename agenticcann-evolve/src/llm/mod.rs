@@ -213,7 +213,9 @@ pub enum LlmError {
         usage: Usage,
     },
     /// Replay: the request is not in the recording.
-    #[error("request {hash} is not in the recording {dir}; closest recorded request {closest}:\n{diff}")]
+    #[error(
+        "request {hash} is not in the recording {dir}; closest recorded request {closest}:\n{diff}"
+    )]
     NotRecorded {
         /// The request's hash.
         hash: String,
@@ -264,7 +266,9 @@ impl LlmError {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ProtocolError {
     /// A tool call's `arguments` is not JSON (or not an object).
-    #[error("arguments of the `{tool}` call are not a JSON object: {detail}; they start: {excerpt}")]
+    #[error(
+        "arguments of the `{tool}` call are not a JSON object: {detail}; they start: {excerpt}"
+    )]
     BadArguments {
         /// The tool called.
         tool: String,
@@ -347,7 +351,10 @@ mod tests {
             vars: vec!["AGENTICCANN_LLM_API_KEY".into(), "DEEPSEEK_API_KEY".into()],
         };
         let s = e.to_string();
-        assert!(s.contains("AGENTICCANN_LLM_API_KEY or DEEPSEEK_API_KEY"), "{s}");
+        assert!(
+            s.contains("AGENTICCANN_LLM_API_KEY or DEEPSEEK_API_KEY"),
+            "{s}"
+        );
     }
 
     #[test]
@@ -361,6 +368,10 @@ mod tests {
     #[test]
     fn tool_protocol_parses() {
         assert_eq!("TEXT".parse::<ToolProtocol>().unwrap(), ToolProtocol::Text);
-        assert!("json".parse::<ToolProtocol>().unwrap_err().to_string().contains("json"));
+        assert!("json"
+            .parse::<ToolProtocol>()
+            .unwrap_err()
+            .to_string()
+            .contains("json"));
     }
 }

@@ -104,12 +104,18 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
 /// arguments that are not an object.
 pub fn parse_text_answer(text: &str) -> Result<TextAnswer, ProtocolError> {
     let blocks = fenced_blocks(text);
-    let files: Vec<FencedBlock> = blocks.iter().filter(|b| b.file.is_some()).cloned().collect();
+    let files: Vec<FencedBlock> = blocks
+        .iter()
+        .filter(|b| b.file.is_some())
+        .cloned()
+        .collect();
     // `json` blocks without a file name are tool blocks; an unlabelled block (or an answer
     // that is nothing but JSON) counts only when it parses as an object naming a tool.
     let names_a_tool = |t: &str| {
         serde_json::from_str::<Value>(t.trim()).is_ok_and(|v| {
-            v.get("tool").or_else(|| v.get("name")).is_some_and(Value::is_string)
+            v.get("tool")
+                .or_else(|| v.get("name"))
+                .is_some_and(Value::is_string)
         })
     };
     let mut candidates: Vec<&str> = blocks
@@ -226,7 +232,10 @@ pub fn to_text_request(req: &ChatRequest) -> ChatRequest {
     for m in &req.messages {
         match m {
             Message::System { content } if !system_done => {
-                messages.push(Message::system(format!("{}\n\n{section}", content.trim_end())));
+                messages.push(Message::system(format!(
+                    "{}\n\n{section}",
+                    content.trim_end()
+                )));
                 system_done = true;
             }
             Message::Assistant(a) if !a.tool_calls.is_empty() => {
@@ -239,7 +248,9 @@ pub fn to_text_request(req: &ChatRequest) -> ChatRequest {
                         .tool_calls
                         .iter()
                         .map(|c| {
-                            let args = c.arguments_json().unwrap_or(Value::String(c.arguments.clone()));
+                            let args = c
+                                .arguments_json()
+                                .unwrap_or(Value::String(c.arguments.clone()));
                             format!(
                                 "```json\n{{\"tool\": {}, \"arguments\": {}}}\n```",
                                 Value::String(c.name.clone()),
@@ -393,7 +404,11 @@ impl<M: ChatModel> AutoProtocol<M> {
 /// Whether an HTTP error says the server does not take `tools` / `tool_choice`.
 fn rejects_tools(e: &LlmError) -> bool {
     match e {
-        LlmError::Rejected { status, body, .. } if matches!(status, 400 | 422) => {
+        LlmError::Rejected {
+            status: 400 | 422,
+            body,
+            ..
+        } => {
             let b = body.to_ascii_lowercase();
             b.contains("tool") || b.contains("function")
         }
@@ -536,7 +551,10 @@ mod tests {
             t.messages[2].text().unwrap(),
             "```json\n{\"tool\": \"compile\", \"arguments\": {\"kernel\":\"k\"}}\n```"
         );
-        assert_eq!(t.messages[3], Message::user("Result of `compile`:\n\nerror: line 3"));
+        assert_eq!(
+            t.messages[3],
+            Message::user("Result of `compile`:\n\nerror: line 3")
+        );
         assert_eq!(text_call_id(&req), "call_text_2");
     }
 }

@@ -137,7 +137,11 @@ impl<M: ChatModel> ChatModel for Recorder<M> {
     }
 
     fn describe(&self) -> String {
-        format!("{} [recorded to {}]", self.inner.describe(), self.dir.display())
+        format!(
+            "{} [recorded to {}]",
+            self.inner.describe(),
+            self.dir.display()
+        )
     }
 }
 
@@ -390,7 +394,10 @@ mod tests {
             &diff_view(&serde_json::to_value(&a).unwrap()),
             &diff_view(&serde_json::to_value(&b).unwrap()),
         );
-        assert!(d.contains("-    line two") && d.contains("+    line 2"), "{d}");
+        assert!(
+            d.contains("-    line two") && d.contains("+    line 2"),
+            "{d}"
+        );
         assert!(!d.contains("-    line one"), "{d}");
         assert_ne!(request_hash(&a), request_hash(&b));
         assert_eq!(request_hash(&a).len(), 64);

@@ -28,7 +28,11 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
 pub const DEFAULT_MODEL: &str = "deepseek-chat";
 
 /// The key variables, in the order they are tried.
-pub const API_KEY_VARS: [&str; 3] = [vars::LLM_API_KEY, vars::DEEPSEEK_API_KEY, vars::OPENAI_API_KEY];
+pub const API_KEY_VARS: [&str; 3] = [
+    vars::LLM_API_KEY,
+    vars::DEEPSEEK_API_KEY,
+    vars::OPENAI_API_KEY,
+];
 
 /// Settings given on the command line (`None`: not given).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -136,10 +140,7 @@ impl std::fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field(
-                "api_key",
-                &self.api_key.as_ref().map(|_| "<redacted>"),
-            )
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_var", &self.api_key_var)
             .field("tool_protocol", &self.tool_protocol)
             .field("client", &self.client)
@@ -162,7 +163,8 @@ impl Settings {
             self.base_url,
             self.model,
             self.tool_protocol,
-            self.api_key_var.map_or("none".to_string(), |v| format!("from ${v}"))
+            self.api_key_var
+                .map_or("none".to_string(), |v| format!("from ${v}"))
         )
     }
 }
@@ -195,22 +197,31 @@ pub fn resolve(
     );
     let base_url = base_url.trim_end_matches('/').to_string();
     let parsed = reqwest::Url::parse(&base_url).map_err(|e| {
-        LlmError::Config(format!("base URL `{base_url}` (from {base_src}) does not parse: {e}"))
+        LlmError::Config(format!(
+            "base URL `{base_url}` (from {base_src}) does not parse: {e}"
+        ))
     })?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(LlmError::Config(format!(
             "base URL `{base_url}` (from {base_src}) is not an http:// or https:// URL with a host"
         )));
     }
-    let (model, model_src) = pick(&flags.model, vars::LLM_MODEL, &metadata.model, DEFAULT_MODEL);
+    let (model, model_src) = pick(
+        &flags.model,
+        vars::LLM_MODEL,
+        &metadata.model,
+        DEFAULT_MODEL,
+    );
     let (tool_protocol, proto_src) = match (flags.tool_protocol, metadata.tool_protocol) {
         (Some(p), _) => (p, Source::Flag),
         (None, Some(p)) => (p, Source::Metadata),
         (None, None) => (ToolProtocol::Auto, Source::Default),
     };
-    let found = API_KEY_VARS
-        .iter()
-        .find_map(|&name| env(name).filter(|v| !v.trim().is_empty()).map(|v| (name, v)));
+    let found = API_KEY_VARS.iter().find_map(|&name| {
+        env(name)
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (name, v))
+    });
     let (api_key, api_key_var) = match found {
         Some((name, v)) => (Some(SecretString::from(v.trim().to_string())), Some(name)),
         None => (None, None),
@@ -345,7 +356,12 @@ mod tests {
             (s.base_url.as_str(), s.model.as_str(), s.tool_protocol),
             ("http://localhost:9/v1", "flag-model", ToolProtocol::Native)
         );
-        let s = resolve(&Flags::default(), &env_of(&[("OPENAI_API_KEY", "k3")]), &meta).unwrap();
+        let s = resolve(
+            &Flags::default(),
+            &env_of(&[("OPENAI_API_KEY", "k3")]),
+            &meta,
+        )
+        .unwrap();
         assert_eq!(s.base_url, "http://meta:1/v1");
         assert_eq!(s.model, "meta-model");
         assert!(!format!("{s:?}").contains("k3"));
@@ -398,7 +414,9 @@ mod tests {
         assert_eq!(m.timeout_s, Some(5.0));
         let bad: toml::Table =
             toml::from_str("[workspace.metadata.agenticcann.llm]\napi_key = \"x\"\n").unwrap();
-        let e = Metadata::from_manifest(&bad, "ws/Cargo.toml").unwrap_err().to_string();
+        let e = Metadata::from_manifest(&bad, "ws/Cargo.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ws/Cargo.toml") && e.contains("api_key"), "{e}");
         let none: toml::Table = toml::from_str("[workspace]\n").unwrap();
         assert_eq!(

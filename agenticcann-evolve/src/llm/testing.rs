@@ -306,12 +306,18 @@ fn handle(stream: TcpStream, s: &Shared) {
     let step = if chat {
         lock(&s.script).pop_front()
     } else {
-        Some(Step::status(404, "not found: only POST …/chat/completions is scripted"))
+        Some(Step::status(
+            404,
+            "not found: only POST …/chat/completions is scripted",
+        ))
     };
     let step = step.unwrap_or_else(|| {
         Step::status(
             410,
-            &format!("scripted server: the script ran out before request {}", index + 1),
+            &format!(
+                "scripted server: the script ran out before request {}",
+                index + 1
+            ),
         )
     });
     play(stream, s, index, &step);
@@ -399,7 +405,13 @@ fn reply_body(index: usize, step: &Step) -> String {
     body.to_string()
 }
 
-fn respond(stream: &mut TcpStream, status: u16, headers: &[(&str, &str)], body: &[u8], declared: usize) {
+fn respond(
+    stream: &mut TcpStream,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    declared: usize,
+) {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",

@@ -589,7 +589,10 @@ mod tests {
             ..a
         };
         let s: Usage = [a, b].into_iter().sum();
-        assert_eq!((s.prompt, s.completion, s.cached, s.reasoning), (2, 4, 6, 8));
+        assert_eq!(
+            (s.prompt, s.completion, s.cached, s.reasoning),
+            (2, 4, 6, 8)
+        );
         assert!(s.estimated);
         assert_eq!(s.total(), 6);
     }
