@@ -161,9 +161,8 @@ fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// Runs `steps` turns: each answer's tool calls get a canned result. Returns (native tool
-/// calls seen, protocol errors).
-fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -> (usize, usize) {
+/// The first request of a conversation.
+fn first_request() -> ChatRequest {
     let mut req = ChatRequest::new(
         "smollm2",
         vec![
@@ -176,6 +175,18 @@ fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -
     req.seed = Some(1);
     req.max_tokens = Some(96);
     req.tool_choice = Some(ToolChoice::Required);
+    req
+}
+
+/// Runs `steps` turns from `req`: each answer's tool calls get a canned result. Returns
+/// (tool calls seen, protocol errors, the conversation at the end).
+fn converse(
+    model: &dyn ChatModel,
+    ledger: &Ledger,
+    phase: &str,
+    steps: usize,
+    mut req: ChatRequest,
+) -> (usize, usize, ChatRequest) {
     let (mut calls, mut protocol_errors) = (0, 0);
     for step in 0..steps {
         match model.chat(&req) {
@@ -192,6 +203,13 @@ fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -
                         .collect::<Vec<_>>(),
                     r.usage
                 );
+                if r.message.tool_calls.is_empty() {
+                    let text = r.message.content.as_deref().unwrap_or("");
+                    eprintln!(
+                        "    answer: {:?}",
+                        text.chars().take(160).collect::<String>()
+                    );
+                }
                 calls += r.message.tool_calls.len();
                 let ids: Vec<String> = r.message.tool_calls.iter().map(|c| c.id.clone()).collect();
                 req.messages.push(Message::Assistant(r.message));
@@ -218,7 +236,7 @@ fn converse(model: &dyn ChatModel, ledger: &Ledger, phase: &str, steps: usize) -
         }
         req.tool_choice = Some(ToolChoice::Auto);
     }
-    (calls, protocol_errors)
+    (calls, protocol_errors, req)
 }
 
 #[test]
@@ -238,11 +256,23 @@ fn real_server_native_and_text_protocols() {
     .unwrap();
     let ledger = Ledger::new();
     let t = Instant::now();
-    let (native_calls, native_errors) = converse(&client, &ledger, "native", 3);
+    let (native_calls, native_errors, history) =
+        converse(&client, &ledger, "native", 3, first_request());
+    assert!(
+        history
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::Tool { .. })),
+        "the native conversation holds a tool result"
+    );
+    // The text protocol from a fresh start, then continuing the native conversation (its
+    // tool calls and results rewritten as text for the server).
     let text = TextProtocol::new(&client);
-    let (text_calls, text_errors) = converse(&text, &ledger, "text", 3);
+    let (text_calls, text_errors, _) = converse(&text, &ledger, "text", 2, first_request());
+    let (more_calls, more_errors, _) = converse(&text, &ledger, "text-continued", 1, history);
+    let (text_calls, text_errors) = (text_calls + more_calls, text_errors + more_errors);
     let auto = AutoProtocol::new(&client);
-    let (auto_calls, _) = converse(&auto, &ledger, "auto", 1);
+    let (auto_calls, _, _) = converse(&auto, &ledger, "auto", 1, first_request());
     eprintln!(
         "native: {native_calls} calls, {native_errors} protocol errors; text: {text_calls} calls, \
          {text_errors} protocol errors; auto chose {:?}; {} calls in {:?}",

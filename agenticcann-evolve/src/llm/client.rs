@@ -28,6 +28,9 @@ use super::accounting::estimate_usage;
 use super::types::{AssistantMessage, ChatRequest, ChatResponse, FinishReason, Usage};
 use super::{excerpt, ChatModel, LlmError};
 
+/// The largest response body read (64 MiB); a larger one is [`LlmError::Malformed`].
+pub const MAX_BODY: u64 = 64 << 20;
+
 /// How an [`LlmClient`] connects and retries. [`Default`] gives the values documented on
 /// each field.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,7 +174,15 @@ impl LlmClient {
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
         let declared = resp.content_length();
         let mut bytes = Vec::new();
-        if let Err(e) = resp.read_to_end(&mut bytes) {
+        let read = (&mut resp).take(MAX_BODY + 1).read_to_end(&mut bytes);
+        if bytes.len() as u64 > MAX_BODY {
+            return Err(Attempt::plain(LlmError::Malformed {
+                url: self.url.clone(),
+                detail: format!("the body is larger than {MAX_BODY} bytes"),
+                excerpt: excerpt(&String::from_utf8_lossy(&bytes[..1024])),
+            }));
+        }
+        if let Err(e) = read {
             let err = match e.get_ref().and_then(|i| i.downcast_ref::<reqwest::Error>()) {
                 Some(re) if re.is_timeout() => self.transport(re, true),
                 _ if e.kind() == std::io::ErrorKind::TimedOut => LlmError::Timeout {

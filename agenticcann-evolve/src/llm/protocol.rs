@@ -208,6 +208,30 @@ pub fn tools_prompt(tools: &[ToolSpec]) -> String {
             t.parameters
         ));
     }
+    if let Some(t) = tools.first() {
+        // One concrete call (small models copy examples far better than they follow rules).
+        let arg = t
+            .parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .and_then(|p| {
+                p.iter()
+                    .find(|(_, v)| v.get("type").and_then(Value::as_str) == Some("string"))
+            })
+            .map(|(k, _)| k.clone());
+        s.push_str(&format!("\nFor example, a call of `{}`:\n\n", t.name));
+        match arg {
+            Some(a) => s.push_str(&format!(
+                "```text {a}.txt\nthe text of {a}\n```\n\n```json\n{{\"tool\": {}, \"arguments\": {{{}: \"{a}.txt\"}}}}\n```\n",
+                Value::String(t.name.clone()),
+                Value::String(a.clone())
+            )),
+            None => s.push_str(&format!(
+                "```json\n{{\"tool\": {}, \"arguments\": {{}}}}\n```\n",
+                Value::String(t.name.clone())
+            )),
+        }
+    }
     s
 }
 
@@ -519,6 +543,20 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].text, "```json\n{}\n```\n");
         assert!(b[0].closed && !b[1].closed);
+    }
+
+    #[test]
+    fn the_prompt_example_parses_as_a_call() {
+        let tools = [ToolSpec {
+            name: "compile".into(),
+            description: "Compiles.".into(),
+            parameters: json!({"type": "object", "properties": {"kernel": {"type": "string"}}}),
+        }];
+        let p = tools_prompt(&tools);
+        let example = &p[p.find("For example").unwrap()..];
+        let (name, args) = parse_text_answer(example).unwrap().call.unwrap();
+        assert_eq!(name, "compile");
+        assert_eq!(args, json!({"kernel": "the text of kernel\n"}));
     }
 
     #[test]
