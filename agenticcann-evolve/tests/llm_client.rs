@@ -631,3 +631,48 @@ fn tool_choice_goes_over_the_wire() {
     assert_eq!(b["max_tokens"], json!(256));
     assert_eq!(b["temperature"], json!(0.0));
 }
+
+#[test]
+fn settings_from_the_environment_drive_the_client() {
+    use agenticcann_evolve::llm::settings::{resolve, Flags, Metadata};
+    let server =
+        ScriptedServer::start(vec![Step::text("hi", 2, 1), Step::text("hi", 2, 1)]).unwrap();
+    let base = server.base_url();
+    // Localhost, no key anywhere: allowed, and no Authorization header is sent.
+    let env = |name: &str| match name {
+        "AGENTICCANN_LLM_BASE_URL" => Some(base.clone()),
+        "AGENTICCANN_LLM_MODEL" => Some("env-model".to_string()),
+        _ => None,
+    };
+    let meta = Metadata {
+        tool_protocol: Some(ToolProtocol::Text),
+        timeout_s: Some(3.0),
+        ..Metadata::default()
+    };
+    let s = resolve(&Flags::default(), &env, &meta).unwrap();
+    assert_eq!(s.client.timeout, Duration::from_secs(3));
+    assert_eq!(s.tool_protocol, ToolProtocol::Text);
+    let c = LlmClient::from_settings(&s).unwrap();
+    c.chat(&ChatRequest::new(s.model.clone(), vec![Message::user("x")]))
+        .unwrap();
+    let got = server.requests();
+    assert_eq!(got[0].header("authorization"), None);
+    assert_eq!(got[0].json()["model"], json!("env-model"));
+    // A key from the second variable is sent as a bearer token.
+    let env2 = |name: &str| match name {
+        "AGENTICCANN_LLM_BASE_URL" => Some(base.clone()),
+        "DEEPSEEK_API_KEY" => Some(KEY.to_string()),
+        _ => None,
+    };
+    let s = resolve(&Flags::default(), &env2, &Metadata::default()).unwrap();
+    assert_eq!(s.api_key_var, Some("DEEPSEEK_API_KEY"));
+    assert!(!format!("{s:?} {}", s.describe()).contains(KEY));
+    LlmClient::from_settings(&s)
+        .unwrap()
+        .chat(&ChatRequest::new(s.model.clone(), vec![Message::user("x")]))
+        .unwrap();
+    assert_eq!(
+        server.requests()[1].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
