@@ -324,3 +324,43 @@ fn no_temporary_files_are_left_behind() {
         .to_string_lossy()
         .starts_with("000003-")));
 }
+
+#[test]
+fn open_and_open_replay_stack_the_protocol_over_the_recording() {
+    use agenticcann_evolve::llm::settings::{resolve, Flags, Metadata};
+    use agenticcann_evolve::llm::{open, open_replay, ToolProtocol};
+    let tmp = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![Step::text(
+        "```json\n{\"tool\": \"compile\", \"arguments\": {\"kernel\": \"k\"}}\n```",
+        9,
+        4,
+    )])
+    .unwrap();
+    let flags = Flags {
+        base_url: Some(server.base_url()),
+        tool_protocol: Some(ToolProtocol::Text),
+        ..Flags::default()
+    };
+    let settings = resolve(&flags, &|_| None, &Metadata::default()).unwrap();
+    let model = open(&settings, Some(tmp.path())).unwrap();
+    let req = base("Write the add kernel.");
+    let live = model.chat(&req).unwrap();
+    assert_eq!(live.message.tool_calls[0].name, "compile");
+    // The recording holds the request as sent: text protocol, no `tools` field.
+    let f = files(tmp.path()).pop().unwrap();
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+    assert!(rec["request"].get("tools").is_none(), "{rec}");
+    drop(server);
+    let replayed = open_replay(tmp.path(), ToolProtocol::Text)
+        .unwrap()
+        .chat(&req)
+        .unwrap();
+    assert_eq!(replayed, live);
+    // Replaying under another protocol sends other requests: not in the recording.
+    let e = open_replay(tmp.path(), ToolProtocol::Native)
+        .unwrap()
+        .chat(&req)
+        .unwrap_err();
+    assert!(matches!(e, LlmError::NotRecorded { .. }), "{e}");
+}

@@ -22,4 +22,6 @@ done
 touch "$out.tmp/.complete"
 rm -rf "$out"
 mv "$out.tmp" "$out"
+# The unpacked files are all the tests use; the wheels would double the disk taken.
+rm -rf "$dir/wheels"
 echo "$out"

@@ -40,6 +40,28 @@ pub use types::{
     ToolSpec, Usage,
 };
 
+/// The model a run talks to: an [`LlmClient`] for `settings`, recorded into `record_dir`
+/// when given, behind the tool protocol of `settings` (`protocol(Recorder(client))`).
+pub fn open(
+    settings: &Settings,
+    record_dir: Option<&std::path::Path>,
+) -> Result<Box<dyn ChatModel>, LlmError> {
+    let client = LlmClient::from_settings(settings)?;
+    Ok(match record_dir {
+        Some(dir) => with_protocol(Recorder::new(client, dir)?, settings.tool_protocol),
+        None => with_protocol(client, settings.tool_protocol),
+    })
+}
+
+/// The model of `--replay DIR`: the recording in `dir` (no network) behind `protocol`, which
+/// must be the protocol of the recorded run for its requests to match.
+pub fn open_replay(
+    dir: &std::path::Path,
+    protocol: ToolProtocol,
+) -> Result<Box<dyn ChatModel>, LlmError> {
+    Ok(with_protocol(Replayer::open(dir)?, protocol))
+}
+
 /// A chat model: one request in, the model's answer (or why there is none) out.
 ///
 /// Implementations are thread-safe so candidates can run in parallel against one client
