@@ -595,6 +595,46 @@ __aicore__ void list_bad_index(GM_ADDR, GM_ADDR, GM_ADDR ws) {
   (void)list.GetDataPtr<float>(2);  // expect: field_out_of_range
 }
 
+// ---------------------------------------------------------------- Copy, cache bypass, bf16 constants
+// y[8 b + e] = x[16 b + e] for b < 8 (Copy with srcStride 2 blocks); y[64] = x[3] + 1 read and
+// written with the DCache-bypassing scalar accessors.
+__aicore__ void copy_bypass_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  DataCopy(s, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Copy(o, s, 64, 1, {1, 2, 8, 16});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  DataCopyPadExtParams<bfloat16_t> pad = {false, 0, 0, 0};  // an integer constant for a bf16 field compiles
+  (void)pad;
+  float v = ReadGmByPassDCache((__gm__ float*)x + 3);
+  WriteGmByPassDCache((__gm__ float*)y + 64, v + 1.0f);
+  DataSyncBarrier<MemDsbT::ALL>();
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(yg);
+}
+
+__aicore__ void copy_repeat_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib;
+  pipe.InitBuffer(ib, 256);
+  LocalTensor<float> s = ib.Get<float>();
+  Duplicate(s, 0.0f, 64);
+  Copy(s, s, 64, 300, {1, 1, 8, 8});  // expect: repeat_out_of_range
+}
+
+__aicore__ void bypass_out_of_bounds(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  (void)ReadGmByPassDCache((__gm__ float*)x + (1 << 20));  // expect: gm_out_of_bounds
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -652,6 +692,12 @@ bool check_ib(const float* y) {
   return true;
 }
 bool check_pre_block(const float* y) { return near(y[0], 1 + 2 + 3); }
+bool check_copy_bypass(const float* y) {
+  for (uint32_t b = 0; b < 8; b++)
+    for (uint32_t e = 0; e < 8; e++)
+      if (!near(y[8 * b + e], xval(16 * b + e))) return false;
+  return near(y[64], xval(3) + 1);
+}
 bool check_list(const float* y) {
   for (uint32_t i = 0; i < 128; i++)
     if (!near(y[i], xval(i))) return false;
@@ -730,6 +776,9 @@ const Case kCases[] = {
     {"log_ok", log_ok, 1, check_log},
     {"list_ok", list_ok, 1, check_list},
     {"list_bad_index", list_bad_index, 1, nullptr},
+    {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},
+    {"copy_repeat_too_big", copy_repeat_too_big, 1, nullptr},
+    {"bypass_out_of_bounds", bypass_out_of_bounds, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

@@ -134,6 +134,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "gather_ok",
         "log_ok",
         "list_ok",
+        "copy_bypass_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -152,6 +153,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "gather_ok",
         "log_ok",
         "list_ok",
+        "copy_bypass_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

@@ -41,6 +41,41 @@ inline void InitSocState() {
   c.rec->scalar(1);
 }
 
+/// AscendC::Std: the standard type traits under the names kernels use.
+namespace Std {
+using std::conditional;
+using std::conditional_t;
+using std::decay_t;
+using std::enable_if;
+using std::enable_if_t;
+using std::false_type;
+using std::integral_constant;
+using std::is_arithmetic;
+using std::is_base_of;
+using std::is_const;
+using std::is_convertible;
+using std::is_floating_point;
+using std::is_integral;
+using std::is_pointer;
+using std::is_same;
+using std::is_same_v;
+using std::is_signed;
+using std::is_unsigned;
+using std::is_void;
+using std::remove_const_t;
+using std::remove_cv_t;
+using std::remove_reference_t;
+using std::true_type;
+template <class T>
+inline constexpr T min(T a, T b) {
+  return b < a ? b : a;
+}
+template <class T>
+inline constexpr T max(T a, T b) {
+  return a < b ? b : a;
+}
+}  // namespace Std
+
 /// ceil(a / b) for integers (CANN `DivCeil`). b == 0 inside a kernel is
 /// `field_out_of_range`; outside (host tiling code) it returns 0.
 template <typename T, typename U>
