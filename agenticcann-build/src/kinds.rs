@@ -138,6 +138,11 @@ kinds! {
     "gm_output_read_before_write", Simulator, Run, "a kernel reads output bytes it has not written in this launch (the caller's poison)";
     "ub_row_pitch_mismatch", Simulator, Run, "a DataCopyPad tile's 32-byte row padding is copied to GM as data (warning when a vector op reads the rows as compact)";
     "api_unsupported_on_soc", Simulator, Run, "an API, dtype or Cast pair the selected SoC lacks (profile [capabilities]: DataCopyPad, bf16, cast pairs)";
+    "event_id_misuse", Simulator, Run, "AllocEventID with all six user event ids of a HardEvent allocated, or ReleaseEventID of an id not allocated";
+    "kernel_assert_failed", Simulator, Run, "a kernel assert / ascendc_assert / ASSERT / ASCENDC_ASSERT condition is false";
+    "cross_core_deadlock", Simulator, Run, "SyncAll, IBWait or WaitPreBlock that no core can ever release (every unfinished core waits); names each core's position";
+    "cross_core_block_dim_exceeded", Simulator, Run, "cross-core synchronisation in a launch whose blockDim exceeds the SoC's AIV cores (the NPU hangs)";
+    "gm_write_duplicate", Simulator, Run, "two cores write identical bytes to the same GM address with no cross-core synchronisation (deterministic; a warning)";
     "internal_error", Simulator, Run, "a task queued on a stream threw inside the simulator (a simulator bug, reported as a failed launch)";
     // The judge's source policy.
     "too_large", Policy, Policy, "a source file over the size, line or token limit";

@@ -12,6 +12,8 @@
 #include "ascendc_sim/tensor.h"         // TPosition, GlobalTensor, LocalTensor
 #include "ascendc_sim/sync.h"           // pipe_t, HardEvent, SetFlag/WaitFlag, PipeBarrier, TQueSync
 #include "ascendc_sim/pipe.h"           // TPipe, TQue, TQueBind, TBuf
+#include "ascendc_sim/local_mem.h"      // LocalMemAllocator, Hardware
+#include "ascendc_sim/cross_core.h"     // SyncAll, IBSet/IBWait, WaitPreBlock/NotifyNextBlock
 #include "ascendc_sim/data_copy.h"      // DataCopy, DataCopyPad
 #include "ascendc_sim/atomic.h"         // SetAtomicAdd/Max/Min, SetAtomicNone
 #include "ascendc_sim/mask.h"           // SetMaskCount/Norm, SetVectorMask, ResetMask
@@ -21,6 +23,8 @@
 #include "ascendc_sim/vec_compare.h"    // Compare, CompareScalar/Compares, Select
 #include "ascendc_sim/vec_reduce.h"     // ReduceSum/Max/Min, WholeReduce*, BlockReduce*, PairReduceSum, 9.x names
 #include "ascendc_sim/vec_misc.h"       // Brcb, CreateVecIndex
+#include "ascendc_sim/vec_gather.h"     // Gather, GatherMask
 #include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power
 #include "ascendc_sim/tiling.h"         // GET_TILING_DATA, TILING_KEY_IS, KERNEL_TASK_TYPE_DEFAULT
 #include "ascendc_sim/kernel_launch.h"  // ACLRT_LAUNCH_KERNEL, ASCENDC_SIM_LAUNCH
+#include "ascendc_sim/debug.h"          // assert, ascendc_assert, ASSERT, ASCENDC_ASSERT, KERNEL_LOG (last: replaces assert)

@@ -141,3 +141,47 @@ void check_initialized(CoreContext& c, uint32_t lo, uint32_t hi, const char* wha
 }
 
 }  // namespace ascendc_sim
+
+#include "ascendc_sim/debug.h"
+
+namespace ascendc_sim {
+
+namespace {
+// The condition of `assert(cond, fmt, args...)`: the stringified arguments up to the first
+// comma outside brackets and string literals.
+std::string condition_text(const char* text) {
+  int depth = 0;
+  char quote = 0;
+  const char* p = text;
+  for (; *p; p++) {
+    char ch = *p;
+    if (quote) {
+      if (ch == '\\' && p[1]) p++;
+      else if (ch == quote) quote = 0;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '(' || ch == '[' || ch == '{') {
+      depth++;
+    } else if (ch == ')' || ch == ']' || ch == '}') {
+      depth--;
+    } else if (ch == ',' && depth == 0) {
+      break;
+    }
+  }
+  return std::string(text, size_t(p - text));
+}
+}  // namespace
+
+void assert_failed(const char* full_text, const SrcLoc& loc, const std::string& message) {
+  const std::string cond = condition_text(full_text);
+  const char* text = cond.c_str();
+  if (!tl_ctx) {
+    std::fprintf(stderr, "%s:%u: Assertion `%s' failed. %s\n", loc.file_name(), loc.line(), text, message.c_str());
+    std::abort();
+  }
+  std::fprintf(stderr, "[ASSERT] %s:%u: Assertion `%s' %s\n", loc.file_name(), loc.line(), text, message.c_str());
+  fail("kernel_assert_failed", "assert", loc,
+       message.empty() ? fmt("assertion `%s` failed", text) : fmt("assertion `%s` failed: %s", text, message.c_str()));
+}
+
+}  // namespace ascendc_sim

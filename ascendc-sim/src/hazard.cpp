@@ -263,3 +263,41 @@ void pipe_barrier(Pipe pipe, bool all, const SrcLoc&) {
 }
 
 }  // namespace ascendc_sim
+
+namespace ascendc_sim {
+
+namespace {
+// Ids 0..5 of each HardEvent are for user flags; 6 and 7 are reserved (api-reference §2.6).
+constexpr int kUserEventIds = 6;
+}  // namespace
+
+int8_t event_alloc(uint8_t evt, bool take, const char* api, const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  uint8_t& used = c.event_ids_used[evt & 63];
+  for (int id = 0; id < kUserEventIds; id++) {
+    if (!(used & (1u << id))) {
+      if (take) used = uint8_t(used | (1u << id));
+      c.rec->scalar(1);
+      return int8_t(id);
+    }
+  }
+  fail("event_id_misuse", api, loc,
+       fmt("all %d user event ids of this HardEvent are allocated (AllocEventID without ReleaseEventID); ids 6 and 7 "
+           "are reserved — release ids after their WaitFlag",
+           kUserEventIds),
+       {{"allocated", double(kUserEventIds)}});
+}
+
+void event_release(uint8_t evt, int32_t id, const char* api, const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  uint8_t& used = c.event_ids_used[evt & 63];
+  if (id < 0 || id >= kUserEventIds || !(used & (1u << id))) {
+    fail("event_id_misuse", api, loc,
+         fmt("ReleaseEventID(%d) of an id that AllocEventID did not hand out for this HardEvent (or released twice)", id),
+         {{"event_id", double(id)}});
+  }
+  used = uint8_t(used & ~(1u << id));
+  c.rec->scalar(1);
+}
+
+}  // namespace ascendc_sim

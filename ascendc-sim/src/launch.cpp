@@ -96,8 +96,24 @@ void end_of_kernel_checks(CoreContext& c) {
 }
 
 // Two cores writing the same GM bytes in one launch race on the NPU (FC-14: overlapping
-// per-core ranges, a rounded-up tail DataCopy into the next core's slice). Reports the
-// first overlap found, on the core whose write comes second in address order.
+// per-core ranges, a rounded-up tail DataCopy into the next core's slice): the result
+// depends on which core writes last. Writes ordered by cross-core synchronisation
+// (SyncAll, IBSet/IBWait, NotifyNextBlock/WaitPreBlock: the earlier write's epoch is
+// known to the later writer) are no race. Unordered writes of identical bytes give a
+// deterministic result: `gm_write_duplicate` (warning), reported once; different bytes:
+// `gm_write_race` (error), the first overlap found, on the core whose write comes second
+// in address order.
+bool ordered(uint32_t ca, const CoreContext::GmWrite& a, uint32_t cb, const CoreContext::GmWrite& b) {
+  if (b.vc && ca < b.vc->size() && a.epoch <= (*b.vc)[ca]) return true;
+  if (a.vc && cb < a.vc->size() && b.epoch <= (*a.vc)[cb]) return true;
+  return false;
+}
+
+bool same_bytes(const CoreContext::GmWrite& a, const CoreContext::GmWrite& b, uintptr_t lo, uintptr_t hi) {
+  if (!a.has_data || !b.has_data) return false;
+  return std::memcmp(a.data.data() + (lo - a.lo), b.data.data() + (lo - b.lo), hi - lo) == 0;
+}
+
 void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes,
                           std::vector<std::vector<Diagnostic>>& per_core) {
   struct W {
@@ -112,28 +128,39 @@ void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes
   std::sort(all.begin(), all.end(), [](const W& a, const W& b) { return a.lo < b.lo || (a.lo == b.lo && a.core < b.core); });
   uintptr_t reach = 0;
   const W* owner = nullptr;
+  bool duplicate_reported = false;
   for (const W& w : all) {
-    if (owner && w.lo < reach && w.core != owner->core) {
+    if (owner && w.lo < reach && w.core != owner->core && !ordered(owner->core, *owner->w, w.core, *w.w)) {
       uintptr_t end = std::min(reach, w.hi);
       gm::Allocation a;
       uint64_t off = 0;
       if (gm::find_allocation(reinterpret_cast<const void*>(w.lo), &a)) off = w.lo - reinterpret_cast<uintptr_t>(a.base);
-      Diagnostic d;
-      d.kind = "gm_write_race";
-      d.severity = Severity::Error;
-      d.api = w.w->api;
-      d.file = w.w->loc.file_name();
-      d.line = w.w->loc.line();
-      d.core = int32_t(w.core);
-      d.message = fmt("cores %u and %u both write the %llu GM bytes at offset %llu of one allocation (core %u's write "
-                      "at %s:%u); on the NPU the result depends on which core writes last — give each core a "
-                      "disjoint slice and copy unaligned tails with DataCopyPad",
-                      owner->core, w.core, (unsigned long long)(end - w.lo), (unsigned long long)off, owner->core,
-                      owner->w->loc.file_name(), owner->w->loc.line());
-      d.numbers = {{"first_core", double(owner->core)}, {"second_core", double(w.core)},
-                   {"bytes", double(end - w.lo)}, {"offset", double(off)}};
-      per_core[w.core].push_back(std::move(d));
-      return;
+      const bool same = same_bytes(*owner->w, *w.w, w.lo, end);
+      if (!same || !duplicate_reported) {
+        Diagnostic d;
+        d.kind = same ? "gm_write_duplicate" : "gm_write_race";
+        d.severity = same ? Severity::Warning : Severity::Error;
+        d.api = w.w->api;
+        d.file = w.w->loc.file_name();
+        d.line = w.w->loc.line();
+        d.core = int32_t(w.core);
+        d.message =
+            same ? fmt("cores %u and %u both write the same %llu bytes to GM offset %llu of one allocation (core %u's "
+                       "write at %s:%u) with no cross-core synchronisation between; the bytes are identical, so the "
+                       "result is deterministic, but the duplicated traffic costs bandwidth — let one core write them",
+                       owner->core, w.core, (unsigned long long)(end - w.lo), (unsigned long long)off, owner->core,
+                       owner->w->loc.file_name(), owner->w->loc.line())
+                 : fmt("cores %u and %u both write the %llu GM bytes at offset %llu of one allocation (core %u's write "
+                       "at %s:%u); on the NPU the result depends on which core writes last — give each core a "
+                       "disjoint slice and copy unaligned tails with DataCopyPad",
+                       owner->core, w.core, (unsigned long long)(end - w.lo), (unsigned long long)off, owner->core,
+                       owner->w->loc.file_name(), owner->w->loc.line());
+        d.numbers = {{"first_core", double(owner->core)}, {"second_core", double(w.core)},
+                     {"bytes", double(end - w.lo)}, {"offset", double(off)}};
+        per_core[w.core].push_back(std::move(d));
+        if (!same) return;
+        duplicate_reported = true;
+      }
     }
     if (w.hi > reach) {
       reach = w.hi;
@@ -163,9 +190,9 @@ void combine(uint8_t* gm, const std::vector<uint8_t>& data, CoreContext::Atomic 
   }
 }
 
-// Applies the atomic UB->GM writes of every core, core by core in order.
-void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per_core) {
-  for (auto& writes : per_core) {
+}  // namespace
+
+void apply_atomic_writes_of(std::vector<CoreContext::AtomicWrite>& writes) {
     for (auto& w : writes) {
       switch (w.dtype) {
         case DType::F32: combine<float>(w.gm, w.data, w.op); break;
@@ -177,11 +204,16 @@ void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per
         default: break;
       }
     }
-  }
+}
+
+namespace {
+// Applies the atomic UB->GM writes of every core, core by core in order.
+void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per_core) {
+  for (auto& writes : per_core) apply_atomic_writes_of(writes);
 }
 
 void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
-              Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
+              CrossCore* xc, Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
               std::vector<CoreContext::GmWrite>& gm_writes, std::vector<CoreContext::AtomicWrite>& atomics) {
   arena.ensure(ub_bytes);
   CoreContext c;
@@ -212,6 +244,7 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   }
   CoreContext* prev = tl_ctx;
   tl_ctx = &c;
+  cross_core_start(c, xc);
   try {
     body();
     end_of_kernel_checks(c);
@@ -225,6 +258,7 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
     d.core = int32_t(idx);
     c.diags.push_back(std::move(d));
   }
+  cross_core_finish(c);
   tl_ctx = prev;
   // Give the storage back to the arena; only [0, ub_high) can differ from the reset state.
   c.hz.writer.swap(arena.hz.writer);
@@ -308,6 +342,13 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   std::vector<std::vector<CoreContext::AtomicWrite>> atomics(block_dim);
   std::atomic<uint32_t> next{0};
   const uint32_t ub_bytes = prof->ub_bytes;
+  // A program that uses cross-core synchronisation runs every block of a launch on its own
+  // thread (all resident, as the NPU requires; cross_core.h), when the SoC has that many
+  // cores; otherwise the cross-core calls report cross_core_block_dim_exceeded.
+  const bool xmode = cross_core_used();
+  const bool all_live = xmode && block_dim <= prof->aiv_cores;
+  std::unique_ptr<CrossCore, void (*)(CrossCore*)> xc(xmode ? cross_core_new(block_dim, all_live) : nullptr,
+                                                      cross_core_delete);
   auto worker = [&]() {
     static thread_local Arena arena;
     const gm::Snapshot* prev = tl_gm_snapshot;
@@ -315,11 +356,11 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (;;) {
       uint32_t i = next.fetch_add(1);
       if (i >= block_dim) break;
-      run_core(i, block_dim, ub_bytes, recs[i], key, arena, body, per_core[i], gm_writes[i], atomics[i]);
+      run_core(i, block_dim, ub_bytes, recs[i], key, xc.get(), arena, body, per_core[i], gm_writes[i], atomics[i]);
     }
     tl_gm_snapshot = prev;
   };
-  unsigned nt = thread_count(block_dim);
+  unsigned nt = all_live ? block_dim : thread_count(block_dim);
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < nt; t++) pool.emplace_back(worker);
   worker();

@@ -103,7 +103,7 @@ void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint
                              const SrcLoc& loc) {
   for (size_t bi = 0; bi < c.bufs.size(); bi++) {
     const BufRec& b = c.bufs[bi];
-    if (int32_t(bi) == dst.buf) continue;
+    if (int32_t(bi) == dst.buf || b.is_static) continue;
     if (!(b.state == BufState::Occupied || b.state == BufState::Enque || b.state == BufState::Deque ||
           b.state == BufState::TBuf))
       continue;
@@ -339,6 +339,70 @@ Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, co
   }
   return handle_of(c, bi, uint32_t(offset), uint32_t(bytes));
 }
+
+void tbuf_check_own(CoreContext& c, int32_t qid, const UbRef& t, const char* api, const SrcLoc& loc) {
+  queue(c, qid, api, loc);
+  owned_buffer(c, qid, t, api, loc);
+}
+
+}  // namespace ascendc_sim::qs
+
+namespace ascendc_sim {
+void note_mem_allocator(CoreContext& c, const SrcLoc& loc) {
+  if (c.mem_allocator_live) {
+    warn("pipe_ub_alias", "LocalMemAllocator", loc,
+         "a second LocalMemAllocator<Hardware::UB> on this core hands out UB from address 0 again, aliasing the first "
+         "one's tensors; only one allocator per physical memory may exist in a kernel");
+  }
+  c.mem_allocator_live = true;
+}
+
+UbRef static_region(CoreContext& c, uint8_t pos, uint64_t addr, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  if (addr % 32 != 0) {
+    fail("ub_misaligned", api, loc,
+         fmt("the tensor starts at UB byte %llu, which is not 32-byte aligned", static_cast<unsigned long long>(addr)),
+         {{"ub_offset", double(addr)}});
+  }
+  if (addr + bytes > c.ub_bytes) {
+    fail("ub_capacity_exceeded", api, loc,
+         fmt("the tensor takes UB bytes [%llu, %llu); the Unified Buffer has %u", static_cast<unsigned long long>(addr),
+             static_cast<unsigned long long>(addr + bytes), c.ub_bytes),
+         {{"ub_offset", double(addr)}, {"bytes", double(bytes)}, {"capacity_bytes", double(c.ub_bytes)}});
+  }
+  // One queue record (no pipe) owns every fixed-address region of the core.
+  if (c.static_queue < 0) {
+    QueueRec q;
+    q.is_tbuf = true;
+    q.src_pos = q.dst_pos = pos;
+    q.init_loc = loc;
+    c.static_queue = int32_t(c.queues.size());
+    c.queues.push_back(std::move(q));
+  }
+  uint64_t key = (addr << 32) | bytes;
+  auto it = c.static_bufs.find(key);
+  uint32_t bi;
+  if (it != c.static_bufs.end()) {
+    bi = it->second;
+  } else {
+    BufRec b;
+    b.start = uint32_t(addr);
+    b.len = uint32_t(bytes);
+    b.state = BufState::TBuf;
+    b.queue = c.static_queue;
+    b.position = pos;
+    b.is_static = true;
+    b.alloc_loc = loc;
+    bi = uint32_t(c.bufs.size());
+    c.bufs.push_back(b);
+    c.static_bufs.emplace(key, bi);
+    if (addr + bytes > c.ub_high) c.ub_high = uint32_t(addr + bytes);
+  }
+  c.rec->scalar(1);
+  return UbRef{uint32_t(addr), int32_t(bi), c.bufs[bi].gen};
+}
+}  // namespace ascendc_sim
+
+namespace ascendc_sim::qs {
 
 int32_t count_in_queue(CoreContext& c, int32_t qid) {
   return int32_t(queue(c, qid, "TQue::GetTensorCountInQue", SrcLoc::current()).fifo.size());

@@ -196,6 +196,8 @@ __aicore__ void gm_out_of_bounds(GM_ADDR x) {
 }
 
 // FC-14: every core copies 32 halves from its start, but the slices are only 24 apart.
+// The cores' values differ (as a real tail of the next core's data does): identical bytes
+// would be gm_write_duplicate, a warning (issue 14).
 __aicore__ void gm_write_race(GM_ADDR y) {
   TPipe pipe;
   TQue<TPosition::VECOUT, 1> q;
@@ -203,7 +205,7 @@ __aicore__ void gm_write_race(GM_ADDR y) {
   GlobalTensor<half> yGm;
   yGm.SetGlobalBuffer((__gm__ half*)y + GetBlockIdx() * 24, 32);
   LocalTensor<half> t = q.AllocTensor<half>();
-  Duplicate(t, (half)1, 32);
+  Duplicate(t, (half)(1 + GetBlockIdx()), 32);
   q.EnQue(t);
   t = q.DeQue<half>();
   DataCopy(yGm, t, 32);  // expect: gm_write_race

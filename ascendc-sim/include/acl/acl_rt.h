@@ -128,6 +128,20 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent* event);
 /// Destroys an event; a record still queued on a stream is kept alive until it runs.
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+/// Event flags (hicann/runtime docs, aclrtCreateEventExWithFlag.md). Every simulated event
+/// records the stream's modelled time and can order streams, whatever the flags.
+#define ACL_EVENT_SYNC 0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_IPC 0x00000040U
+/// aclrtCreateEvent with flags (a bitwise or of the ACL_EVENT_* values); other bits are
+/// ACL_ERROR_INVALID_PARAM.
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag);
+/// Later tasks of `stream` wait until the event's latest record (queued before this call,
+/// on any stream) has run; the stream's modelled clock then is at least the event's stamp.
+/// An event never recorded does not block.
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 /// Queues a record of `event` on `stream`: when the stream reaches it, the event takes
 /// the stream's modelled clock and completes.
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);

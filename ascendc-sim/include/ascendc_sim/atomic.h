@@ -2,8 +2,9 @@
 // SetAtomicNone (9.x: DisableDmaAtomic). While set, UB->GM DataCopy/DataCopyPad combine
 // with GM (GM = GM op UB, in the element type) instead of overwriting it, as multi-core
 // reductions use them. The simulator applies the combined writes when the launch ends, core
-// by core in order (deterministic); a kernel must not read back, within the same launch,
-// GM it accumulated into (on the NPU other cores' contributions are not ordered either).
+// by core in order (deterministic), and at every completed SyncAll for the cores that
+// reached it (cross_core.h), so a read after the barrier sees the combined values; without
+// a SyncAll a kernel must not read back GM it accumulated into.
 // Types: float, half, bfloat16_t, int32_t, int16_t, int8_t.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include <deque>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <source_location>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,8 @@
 #include "ascendc_sim/diag.h"
 
 namespace ascendc_sim {
+
+struct CrossCore;  // src/cross_core.cpp
 
 using SrcLoc = std::source_location;
 
@@ -49,6 +52,7 @@ struct BufRec {
   uint32_t slot = 0;   // index inside the queue
   uint8_t position = 0;  // TPosition of the tensors it hands out
   SrcLoc alloc_loc;      // last AllocTensor
+  bool is_static = false;  // a fixed-address region (LocalTensor(pos, addr, len), LocalMemAllocator)
 };
 
 /// A TQue/TQueBind/TBuf after InitBuffer.
@@ -118,10 +122,15 @@ struct CoreContext {
   std::vector<QueueRec> queues;
   std::vector<PipeRec> pipes;
   uint32_t live_per_position[32] = {};
+  // Fixed-address regions (LocalTensor(pos, addr, len), LocalMemAllocator): their queue
+  // record and (addr << 32 | bytes) -> BufRec index.
+  int32_t static_queue = -1;
+  std::unordered_map<uint64_t, uint32_t> static_bufs;
+  bool mem_allocator_live = false;  // a LocalMemAllocator<Hardware::UB> exists on the core
 
   // User flags: SyncKey value -> number of SetFlag not yet waited (+ where set).
   std::unordered_map<uint64_t, std::deque<SrcLoc>> flags;
-  uint32_t next_event_id[64] = {};
+  uint8_t event_ids_used[64] = {};  // per HardEvent: bit i = id i taken by AllocEventID
   // Keys signalled at least once (so a wait on a never-signalled key is not recorded).
   std::unordered_map<uint64_t, bool> signalled;
 
@@ -133,8 +142,22 @@ struct CoreContext {
     uintptr_t lo, hi;
     SrcLoc loc;
     const char* api;
+    std::vector<uint8_t> data;  // the bytes written (when has_data)
+    bool has_data;
+    uint32_t epoch;  // the core's cross-core epoch at the write (cross_core.h)
+    std::shared_ptr<const std::vector<uint32_t>> vc;  // what the core knew of the others then
   };
   std::vector<GmWrite> gm_writes;
+  uint64_t gm_data_bytes = 0;  // bytes kept in gm_writes[].data
+
+  /// Cross-core synchronisation (SyncAll, IBSet/IBWait, WaitPreBlock/NotifyNextBlock;
+  /// src/cross_core.cpp): the launch's shared state, this core's epoch (bumped at every
+  /// release) and its vector clock (entry k: the last epoch of core k this core has
+  /// acquired; writes of core k in epochs <= it happen before this core's later writes).
+  struct CrossCore* xc = nullptr;
+  uint32_t xc_epoch = 1;
+  std::shared_ptr<const std::vector<uint32_t>> xc_vc;
+  std::map<uint64_t, uint32_t> xc_waits_done;  // IBWait: (blockIdx, eventID) -> waits done
   /// Bytes of write-before-read (output) allocations this core wrote in this launch:
   /// disjoint [start, end) ranges, adjacent ones merged (gm_note_output_write).
   std::map<uintptr_t, uintptr_t> output_written;
@@ -177,18 +200,34 @@ inline void gm_scalar_read(CoreContext& c, const void* p, uint64_t bytes, const 
   gm_dma_read(c, Pipe::S, p, bytes, api, loc);
 }
 
-/// Records that the current core wrote GM bytes [p, p + bytes).
+/// Bytes of GM writes a core keeps for the same-bytes test of gm_write_duplicate; writes
+/// beyond it count as different data (gm_write_race when they overlap another core's).
+inline constexpr uint64_t kGmWriteDataCap = 64ull << 20;
+
+/// Records that the current core wrote GM bytes [p, p + bytes) (already in GM: the bytes
+/// are kept for the cross-core same-bytes test), in its current cross-core epoch.
 inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
   uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
   gm_note_output_write(c, p, bytes);
+  const uint8_t* d = static_cast<const uint8_t*>(p);
+  const bool keep = c.gm_data_bytes + bytes <= kGmWriteDataCap;
+  if (keep) c.gm_data_bytes += bytes;
   if (!c.gm_writes.empty()) {
     CoreContext::GmWrite& w = c.gm_writes.back();
-    if (w.hi == lo && w.loc.line() == loc.line() && w.loc.file_name() == loc.file_name()) {
+    if (w.hi == lo && w.epoch == c.xc_epoch && w.loc.line() == loc.line() && w.loc.file_name() == loc.file_name()) {
       w.hi = hi;
+      if (keep && w.has_data) {
+        w.data.insert(w.data.end(), d, d + bytes);
+      } else {
+        w.has_data = false;
+        w.data.clear();
+      }
       return;
     }
   }
-  c.gm_writes.push_back({lo, hi, loc, api});
+  CoreContext::GmWrite w{lo, hi, loc, api, {}, keep, c.xc_epoch, c.xc_vc};
+  if (keep) w.data.assign(d, d + bytes);
+  c.gm_writes.push_back(std::move(w));
 }
 
 /// The context of the core running on this thread; nullptr outside a kernel.
@@ -223,6 +262,11 @@ void sync_signal(CoreContext& c, Pipe pipe, SyncKey key);
 void sync_wait(CoreContext& c, Pipe pipe, SyncKey key);
 /// PipeBarrier: `all` = PIPE_ALL.
 void sync_barrier(CoreContext& c, Pipe pipe, bool all);
+
+/// AllocEventID (`take`) / FetchEventID (`!take`) of HardEvent `evt` (src/hazard.cpp).
+int8_t event_alloc(uint8_t evt, bool take, const char* api, const SrcLoc& loc);
+/// ReleaseEventID of HardEvent `evt`.
+void event_release(uint8_t evt, int32_t id, const char* api, const SrcLoc& loc);
 
 // ---- hazard tracking (src/hazard.cpp) ----
 /// Counts one instruction on `pipe` (issued at `loc`); returns its stamp for hz_access.
@@ -269,6 +313,16 @@ void check_initialized(CoreContext& c, uint32_t lo, uint32_t hi, const char* wha
 inline void mark_init(CoreContext& c, uint32_t lo, uint32_t hi) {
   std::memset(c.shadow + lo, kInit, hi - lo);
 }
+
+/// The buffer of a tensor built on a fixed UB address (LocalTensor(pos, addr, len),
+/// LocalMemAllocator, src/pipe.cpp): bytes [addr, addr + bytes) as a TBuf-like region with
+/// no queue and no synchronisation. Errors: `ub_misaligned` (addr not 32-byte aligned),
+/// `ub_capacity_exceeded` (beyond the profile's UB).
+UbRef static_region(CoreContext& c, uint8_t pos, uint64_t addr, uint64_t bytes, const char* api, const SrcLoc& loc);
+
+/// A LocalMemAllocator<Hardware::UB> is constructed on the core: a second one is
+/// `pipe_ub_alias` (warning): both hand out UB from address 0.
+void note_mem_allocator(CoreContext& c, const SrcLoc& loc);
 
 // ---- UB row layouts (src/row_layout.cpp) ----
 /// An MTE2 copy writes UB [lo, hi): layouts it overlaps end.

@@ -262,8 +262,43 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
                                  sizeof(T), loc);
 }
 
-/// Scalar GM writes go through the data cache; the simulator's GM is coherent.
-template <typename T, int mode = 0, int entire = 0>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+/// Data-cache maintenance (CANN: `DataCacheCleanAndInvalid<T, CacheLine, DcciDst>(tensor)`).
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+/// Scalar GM writes go through the data cache; the simulator's GM is coherent, so this
+/// only costs its scalar issue. Template arguments of any enum (or int) are accepted.
+template <typename T, auto entireType = CacheLine::SINGLE_CACHE_LINE, auto dcciDst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
+  ascendc_sim::ctx("DataCacheCleanAndInvalid").rec->scalar(1);
+}
+template <typename T, auto entireType = CacheLine::SINGLE_CACHE_LINE, auto dcciDst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {
+  ascendc_sim::ctx("DataCacheCleanAndInvalid").rec->scalar(1);
+}
+
+/// Memory kinds of DataSyncBarrier.
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+/// Waits until earlier memory accesses of the scalar unit complete (costed as a
+/// PipeBarrier<PIPE_ALL>, the closest documented instruction).
+template <MemDsbT arg0 = MemDsbT::ALL>
+inline void DataSyncBarrier() {
+  auto& c = ascendc_sim::ctx("DataSyncBarrier");
+  ascendc_sim::sync_barrier(c, ascendc_sim::Pipe::S, true);
+}
+
+/// Scalar read of GM that bypasses the data cache (PIPE_S; bounds-checked as GetValue).
+template <typename T>
+inline T ReadGmByPassDCache(__gm__ T* addr, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  GlobalTensor<T> g;
+  g.SetGlobalBuffer(addr);
+  return g.GetValue(0, loc);
+}
+/// Scalar write of GM that bypasses the data cache (PIPE_S; bounds-checked as SetValue).
+template <typename T>
+inline void WriteGmByPassDCache(__gm__ T* addr, T value, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  GlobalTensor<T> g;
+  g.SetGlobalBuffer(addr);
+  g.SetValue(0, value, loc);
+}
 
 }  // namespace AscendC

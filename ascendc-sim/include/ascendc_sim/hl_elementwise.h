@@ -1,5 +1,6 @@
 // ascendc_sim/hl_elementwise.h — element-wise high-level APIs (api-reference §4.4): Sigmoid,
-// Tanh, Erf, Gelu, FasterGelu, Power.
+// Tanh, Erf, Gelu, FasterGelu, Log/Log2/Log10, Power (each also in the tensor-length form
+// `Op(dst, src)` over src.GetSize() elements).
 //
 // On the NPU these are sequences of basic vector instructions using `sharedTmpBuffer` (or
 // UB the framework reserves). The simulator evaluates each element in float and rounds
@@ -19,6 +20,10 @@ namespace ascendc_sim::hl {
 struct Sigmoid { static float f(float x) { return 1.0f / (1.0f + std::exp(-x)); } };
 struct Tanh { static float f(float x) { return std::tanh(x); } };
 struct Erf { static float f(float x) { return std::erf(x); } };
+/// Log / Log2 / Log10 (CANN high-level math API "Log"): Ln, then a Muls by 1/ln(b).
+struct Log { static float f(float x) { return std::log(x); } };
+struct Log2 { static float f(float x) { return std::log2(x); } };
+struct Log10 { static float f(float x) { return std::log10(x); } };
 /// Gelu (tanh form written with exp): x / (1 + exp(-sqrt(8/pi) (x + 0.044715 x^3))).
 struct Gelu {
   static float f(float x) { return x / (1.0f + std::exp(-1.5957691216057308f * (x + 0.044715f * x * x * x))); }
@@ -86,6 +91,11 @@ inline void run_hl(const char* api, std::initializer_list<VecClass> seq, vec::Op
     using namespace ascendc_sim;                                                                                  \
     vec::Opnd ops[2] = {vec::od(dst.ref(), "dst", sizeof(T), 1, 8, true), vec::od(src.ref(), "src", sizeof(T), 1, 8, false)}; \
     hl::run_hl<T, hl::OP>(#NAME, SEQ, ops, calCount, hl::HlUnaryK<T, hl::OP>{}, loc);                               \
+  }                                                                                                               \
+  /* Tensor-length form: every element of src (src.GetSize()). */                                                 \
+  template <typename T, __VA_ARGS__>                                                                              \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, ASCENDC_SIM_LOC) {                      \
+    NAME<T>(dst, src, src.GetSize(), loc);                                                                        \
   }
 
 #define ASCENDC_SIM_SEQ(...) (std::initializer_list<ascendc_sim::VecClass>{__VA_ARGS__})
@@ -112,6 +122,10 @@ ASCENDC_SIM_HL_UNARY(FasterGelu, FasterGelu,
                      ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_T,
                                      ASCENDC_SIM_S, ASCENDC_SIM_D),
                      bool highPrecision = false, bool highPerformance = false)
+
+ASCENDC_SIM_HL_UNARY(Log, Log, ASCENDC_SIM_SEQ(ASCENDC_SIM_T), bool isReuseSource = false)
+ASCENDC_SIM_HL_UNARY(Log2, Log2, ASCENDC_SIM_SEQ(ASCENDC_SIM_T, ASCENDC_SIM_S), bool isReuseSource = false)
+ASCENDC_SIM_HL_UNARY(Log10, Log10, ASCENDC_SIM_SEQ(ASCENDC_SIM_T, ASCENDC_SIM_S), bool isReuseSource = false)
 
 /// Power: dst = src0 ^ src1 (tensor, tensor).
 template <typename T, bool isReuseSource = false>

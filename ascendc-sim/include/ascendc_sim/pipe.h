@@ -51,6 +51,8 @@ void free_tensor(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc)
 /// A TBuf view of `bytes` bytes at byte `offset` (Get / GetWithOffset).
 Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, const char* api,
                 const SrcLoc& loc);
+/// Checks that `t` is a tensor of TBuf `qid` (`queue_foreign_tensor` otherwise).
+void tbuf_check_own(CoreContext& c, int32_t qid, const UbRef& t, const char* api, const SrcLoc& loc);
 int32_t count_in_queue(CoreContext& c, int32_t qid);
 bool has_idle(CoreContext& c, int32_t qid);
 uint32_t buf_len(CoreContext& c, int32_t qid);
@@ -171,6 +173,18 @@ class TBuf : public TQueBindBase {
     return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::tbuf_get(
         c, id("TBuf::GetWithOffset", loc), bufOffset, uint64_t(size) * sizeof(T), "TBuf::GetWithOffset", loc));
   }
+  /// The whole buffer (as Get<T>()); a TBuf has no queue state and no synchronisation.
+  template <typename T>
+  LocalTensor<T> AllocTensor(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    return Get<T>(loc);
+  }
+  /// Ends the use of a tensor from this TBuf (no state; a tensor of another buffer is
+  /// `queue_foreign_tensor`).
+  template <typename T>
+  void FreeTensor(LocalTensor<T>& t, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBuf::FreeTensor");
+    ascendc_sim::qs::tbuf_check_own(c, id("TBuf::FreeTensor", loc), t.ref(), "TBuf::FreeTensor", loc);
+  }
   uint32_t GetBufLen() const {
     auto& c = ascendc_sim::ctx("TBuf::GetBufLen");
     return ascendc_sim::qs::buf_len(c, id("TBuf::GetBufLen", ascendc_sim::SrcLoc::current()));
@@ -212,36 +226,47 @@ class TPipe {
     return true;
   }
 
-  /// An event id for manual SetFlag/WaitFlag of `evt` (ids cycle through 0..5).
+  /// Allocates an event id for manual SetFlag/WaitFlag of `evt`: the lowest id of 0..5
+  /// not allocated (ids 6 and 7 are reserved for the framework, api-reference §2.6).
+  /// With all six in use: error `event_id_misuse` (the NPU's TPipe asserts).
   template <HardEvent evt>
-  TEventID AllocEventID() {
-    auto& c = ascendc_sim::ctx("TPipe::AllocEventID");
-    uint32_t& n = c.next_event_id[uint8_t(evt) & 63];
-    TEventID id = TEventID(n % 6);
-    n++;
-    return id;
+  TEventID AllocEventID(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    return ascendc_sim::event_alloc(uint8_t(evt), true, "TPipe::AllocEventID", loc);
   }
+  /// Returns an id from AllocEventID to the pool; an id not allocated is `event_id_misuse`.
   template <HardEvent evt>
-  void ReleaseEventID(TEventID) {}
-  template <HardEvent evt>
-  TEventID FetchEventID() {
-    auto& c = ascendc_sim::ctx("TPipe::FetchEventID");
-    return TEventID(c.next_event_id[uint8_t(evt) & 63] % 6);
+  void ReleaseEventID(TEventID id, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    ascendc_sim::event_release(uint8_t(evt), int32_t(id), "TPipe::ReleaseEventID", loc);
   }
-  TEventID FetchEventID(HardEvent evt) {
-    auto& c = ascendc_sim::ctx("TPipe::FetchEventID");
-    return TEventID(c.next_event_id[uint8_t(evt) & 63] % 6);
+  /// The id AllocEventID would return, without allocating it (for an immediate
+  /// SetFlag/WaitFlag pair).
+  template <HardEvent evt>
+  TEventID FetchEventID(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    return ascendc_sim::event_alloc(uint8_t(evt), false, "TPipe::FetchEventID", loc);
+  }
+  TEventID FetchEventID(HardEvent evt, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    return ascendc_sim::event_alloc(uint8_t(evt), false, "TPipe::FetchEventID", loc);
   }
 
-  /// Frees every buffer of the pipe; queues and tensors of it become invalid.
+  /// Frees every buffer of the pipe; queues and tensors of it become invalid. Like the
+  /// NPU's, it first waits for every buffer's pending free event and issues a
+  /// PipeBarrier<PIPE_ALL> (api-reference §2.4), so a second TPipe may reuse the UB at once.
   void Destroy() {
+    ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
+    if (c && serial_ == c->serial && id_ >= 0) {
+      ascendc_sim::qs::pipe_destroy(*c, id_, !c->aborting);
+      ascendc_sim::sync_barrier(*c, ascendc_sim::Pipe::S, true);
+      id_ = -1;
+    }
+  }
+  /// Destroy without the closing barrier: the caller orders later UB reuse itself.
+  void DestroyWithoutPipeAll() {
     ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
     if (c && serial_ == c->serial && id_ >= 0) {
       ascendc_sim::qs::pipe_destroy(*c, id_, !c->aborting);
       id_ = -1;
     }
   }
-  void DestroyWithoutPipeAll() { Destroy(); }
   /// Frees every buffer; the pipe can InitBuffer again from the start of UB. Every tensor
   /// of its queues must have been freed (`pipe_reset_live_tensors` otherwise).
   void Reset(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
@@ -273,3 +298,7 @@ inline TPipe* GetTPipePtr() {
 }
 
 }  // namespace AscendC
+
+// Kernels call GetTPipePtr() unqualified without `using namespace AscendC` too (the NPU
+// toolchain declares it at global scope as well).
+using AscendC::GetTPipePtr;

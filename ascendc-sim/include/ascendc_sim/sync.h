@@ -28,6 +28,21 @@ enum pipe_t : uint8_t {
   PIPE_FIX,
 };
 
+/// Event ids of SetFlag/WaitFlag (CCE builtin enum; global namespace as on the NPU
+/// toolchain). 910B has 8 ids per pipe pair; 6 and 7 are reserved for the framework
+/// (api-reference §2.6). Unscoped, so `SetFlag<HardEvent::MTE2_V>(EVENT_ID0)` and
+/// `static_cast<event_t>(pipe.FetchEventID(HardEvent::V_MTE3))` compile as in real kernels.
+enum event_t : uint8_t {
+  EVENT_ID0 = 0,
+  EVENT_ID1,
+  EVENT_ID2,
+  EVENT_ID3,
+  EVENT_ID4,
+  EVENT_ID5,
+  EVENT_ID6,
+  EVENT_ID7,
+};
+
 namespace AscendC {
 
 enum class HardEvent : uint8_t {

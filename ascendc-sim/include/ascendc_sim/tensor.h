@@ -81,8 +81,8 @@ class GlobalTensor {
     auto& c = ascendc_sim::ctx("GlobalTensor::SetValue");
     ascendc_sim::check_gm(addr_ + offset, sizeof(T), true, "GlobalTensor::SetValue", loc);
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, true);
-    ascendc_sim::note_gm_write(c, addr_ + offset, sizeof(T), "GlobalTensor::SetValue", loc);
     std::memcpy(addr_ + offset, &value, sizeof(T));
+    ascendc_sim::note_gm_write(c, addr_ + offset, sizeof(T), "GlobalTensor::SetValue", loc);
   }
   /// Reference to one element (bounds-checked against the host allocation).
   __gm__ T& operator()(const uint64_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
@@ -116,6 +116,20 @@ class LocalTensor {
  public:
   using PrimType = T;
   LocalTensor() = default;
+  /// A tensor of `tileSize` elements at UB byte address `addr` (static-tensor
+  /// programming without TPipe/TQue): no queue, no synchronisation — order the pipes with
+  /// SetFlag/WaitFlag. `addr` must be 32-byte aligned and the tensor inside UB.
+  LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize,
+              ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("LocalTensor");
+    ascendc_sim::UbRef r =
+        ascendc_sim::static_region(c, uint8_t(pos), addr, uint64_t(tileSize) * sizeof(T), "LocalTensor", loc);
+    addr_ = r.addr;
+    size_ = tileSize;
+    buf_ = r.buf;
+    gen_ = r.gen;
+    pos_ = pos;
+  }
 
   /// Scalar read of element `index` on PIPE_S. Reading never-written UB is an error.
   T GetValue(const uint32_t index, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {

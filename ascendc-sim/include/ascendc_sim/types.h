@@ -60,6 +60,11 @@ struct bfloat16_t {
   bfloat16_t() = default;
   /// Round-to-nearest-even from float (NaN stays a quiet NaN).
   explicit constexpr bfloat16_t(float f) : bits_(from_float(f)) {}
+  /// From an integer (e.g. the constant 0 in `DataCopyPadExtParams<bfloat16_t> p = {false,
+  /// 0, 0, 0};`, which the NPU toolchain accepts, issue 14). Conversions from float stay
+  /// explicit and bf16 -> float needs AscendC::ToFloat (FC-28).
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  constexpr bfloat16_t(I v) : bits_(from_float(float(v))) {}
   static constexpr bfloat16_t from_bits(uint16_t b) {
     bfloat16_t r{};
     r.bits_ = b;

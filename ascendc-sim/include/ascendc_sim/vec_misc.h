@@ -64,3 +64,57 @@ inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint32_t co
 }
 
 }  // namespace AscendC
+
+namespace AscendC {
+
+/// Copy's strides (CANN `CopyRepeatParams`): block strides and repeat strides of dst/src,
+/// in 32-byte blocks.
+struct CopyRepeatParams {
+  uint16_t dstStride = 1;
+  uint16_t srcStride = 1;
+  uint16_t dstRepeatSize = 8;
+  uint16_t srcRepeatSize = 8;
+};
+
+}  // namespace AscendC
+
+namespace ascendc_sim::vec {
+template <class T>
+struct CopyK {
+  void operator()(uint8_t* const* d, uint8_t* const*, uint64_t n) const {
+    if (d[0] != d[1]) std::memmove(d[0], d[1], n * sizeof(T));
+  }
+};
+}  // namespace ascendc_sim::vec
+
+namespace AscendC {
+
+/// UB -> UB vector copy on PIPE_V (CANN `Copy`): per repeat 256 bytes under the mask, block
+/// b of repeat r at base + (r * RepeatSize + b * Stride) * 32; bit-exact; priced as the
+/// UB->UB DataCopy class (profile `copy_*`).
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
+                 ascendc_sim::U8Arg repeatTime, const CopyRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Copy: 16- and 32-bit element types only");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Copy");
+  uint32_t r = check_repeat(repeatTime.raw, "Copy", loc);
+  Opnd ops[2] = {od(dst.ref(), "dst", sizeof(T), p.dstStride, p.dstRepeatSize, true),
+                 od(src.ref(), "src", sizeof(T), p.srcStride, p.srcRepeatSize, false)};
+  run("Copy", ascendc_sim::VecClass::Copy, ascendc_sim::dtype_v<T>,
+      mask_shape(c, mask, r, 256 / sizeof(T), isSetMask, "Copy", loc), ops, false, loc, CopyK<T>{});
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                 ascendc_sim::U8Arg repeatTime, const CopyRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Copy: 16- and 32-bit element types only");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Copy");
+  uint32_t r = check_repeat(repeatTime.raw, "Copy", loc);
+  Opnd ops[2] = {od(dst.ref(), "dst", sizeof(T), p.dstStride, p.dstRepeatSize, true),
+                 od(src.ref(), "src", sizeof(T), p.srcStride, p.srcRepeatSize, false)};
+  run("Copy", ascendc_sim::VecClass::Copy, ascendc_sim::dtype_v<T>,
+      bits_shape(c, mask, r, 256 / sizeof(T), isSetMask, "Copy", loc), ops, false, loc, CopyK<T>{});
+}
+
+}  // namespace AscendC

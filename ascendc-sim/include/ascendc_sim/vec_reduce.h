@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ascendc_sim/vec_elementwise.h"
@@ -473,26 +474,53 @@ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src
 }
 
 // ---- 9.x names (API version 9.1: api-reference §4.0) ----
+// Signatures from the asc-devkit 9.x interface (kernel_operator_vec_reduce_intf.h, docs
+// ReduceRepeat.md / ReduceDataBlock.md / ReducePairElem.md): `template <ReduceType
+// reduceType, typename T, typename U, bool isSetMask = true>`, U (the source type) deduced;
+// all three take (mask, repeatTime) in that order — unlike the classic BlockReduce* /
+// PairReduceSum (repeatTime, mask). On 910B the source type must equal the destination
+// type; repeatTime <= 255.
+#define ASCENDC_SIM_SAME_TYPE(NAME) \
+  static_assert(std::is_same_v<T, U>, #NAME ": source and destination types must match on Ascend910B")
+
 /// ReduceRepeat<SUM|MAX|MIN> = WholeReduceSum / WholeReduceMax / WholeReduceMin.
-template <ReduceType type, typename T, bool isSetMask = true>
-inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
                          const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                         const int32_t srcRepStride, ASCENDC_SIM_LOC) {
+                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                         ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReduceRepeat);
   if constexpr (type == ReduceType::SUM) {
+    (void)order;
     WholeReduceSum<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);
   } else if constexpr (type == ReduceType::MAX) {
-    WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
-                                 ReduceOrder::ORDER_VALUE_INDEX, loc);
+    WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
   } else {
-    WholeReduceMin<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
-                                 ReduceOrder::ORDER_VALUE_INDEX, loc);
+    WholeReduceMin<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
   }
 }
-/// ReduceDataBlock<SUM|MAX|MIN> = BlockReduceSum / BlockReduceMax / BlockReduceMin.
-template <ReduceType type, typename T, bool isSetMask = true>
-inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
-                            const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                         ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReduceRepeat);
+  if constexpr (type == ReduceType::SUM) {
+    (void)order;
+    WholeReduceSum<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);
+  } else if constexpr (type == ReduceType::MAX) {
+    WholeReduceMax<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
+  } else {
+    WholeReduceMin<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
+  }
+}
+/// ReduceDataBlock<SUM|MAX|MIN> = BlockReduceSum / BlockReduceMax / BlockReduceMin, with
+/// the mask before repeatTime.
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                             const int32_t srcRepStride, ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReduceDataBlock);
   if constexpr (type == ReduceType::SUM) {
     BlockReduceSum<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
   } else if constexpr (type == ReduceType::MAX) {
@@ -501,13 +529,37 @@ inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<T>& src
     BlockReduceMin<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
   }
 }
-/// ReducePairElem = PairReduceSum.
-template <typename T, bool isSetMask = true>
-inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
-                           const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                            const int32_t srcRepStride, ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReduceDataBlock);
+  if constexpr (type == ReduceType::SUM) {
+    BlockReduceSum<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
+  } else if constexpr (type == ReduceType::MAX) {
+    BlockReduceMax<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
+  } else {
+    BlockReduceMin<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
+  }
+}
+/// ReducePairElem<SUM> = PairReduceSum, with the mask before repeatTime (only SUM exists).
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride, ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReducePairElem);
+  static_assert(type == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");
   PairReduceSum<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
 }
+template <ReduceType type, typename T, typename U, bool isSetMask = true>
+inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride, ASCENDC_SIM_LOC) {
+  ASCENDC_SIM_SAME_TYPE(ReducePairElem);
+  static_assert(type == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");
+  PairReduceSum<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride, loc);
+}
+
 
 /// Value of the last ReduceSum on this core.
 template <typename T>
@@ -520,6 +572,16 @@ inline void GetReduceMaxMinCount(T& value, T& index) {
   auto& c = ascendc_sim::ctx("GetReduceMaxMinCount");
   value = ascendc_sim::from_f32<T>(float(c.reduce_max_min[0]));
   index = ascendc_sim::from_f32<T>(float(c.reduce_max_min[1]));
+}
+
+/// 9.x name of GetAccVal.
+template <typename T>
+inline T GetReduceRepeatSumSpr() {
+  return GetAccVal<T>();
+}
+template <typename T>
+inline void GetReduceRepeatMaxMinSpr(T& value, T& index) {
+  GetReduceMaxMinCount<T>(value, index);
 }
 
 }  // namespace AscendC

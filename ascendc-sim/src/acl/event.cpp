@@ -39,6 +39,40 @@ aclError aclrtCreateEvent(aclrtEvent* event) {
   return ACL_SUCCESS;
 }
 
+aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) {
+  const uint32_t known = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_IPC;
+  if (flag & ~known)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventExWithFlag: flag " + std::to_string(flag) +
+                                             " has bits outside ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | "
+                                             "ACL_EVENT_TIME_LINE | ACL_EVENT_IPC");
+  return aclrtCreateEvent(event);
+}
+
+aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) { return aclrtCreateEventExWithFlag(event, flag); }
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
+  aclError code = ACL_SUCCESS;
+  auto e = find_event(event, "aclrtStreamWaitEvent", &code);
+  if (!e) return code;
+  auto s = resolve_stream(stream, "aclrtStreamWaitEvent", &code);
+  if (!s) return code;
+  uint64_t target;
+  {
+    std::lock_guard<std::mutex> lock(e->mu);
+    target = e->queued;
+  }
+  if (target == 0) return ACL_SUCCESS;
+  return s->enqueue(Task{Task::Kind::Record, [e, target](Stream& st) {
+                           double stamp;
+                           {
+                             std::unique_lock<std::mutex> lock(e->mu);
+                             e->cv.wait(lock, [&] { return e->completed >= target; });
+                             stamp = e->stamp_us;
+                           }
+                           st.advance_clock_to(stamp);
+                         }});
+}
+
 aclError aclrtDestroyEvent(aclrtEvent event) {
   Runtime& rt = runtime();
   std::lock_guard<std::mutex> lock(rt.mu);

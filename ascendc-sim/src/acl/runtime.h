@@ -87,6 +87,8 @@ class Stream {
   void finish_launch(LaunchResult result);
   /// The modelled clock (µs) and sticky error, read together.
   void clock_and_error(double* clock_us, aclError* error);
+  /// Moves the modelled clock forward to `t_us` if it is behind (aclrtStreamWaitEvent).
+  void advance_clock_to(double t_us);
 
   // Inspection for the C API (capi.cpp); callers synchronize first when they need to.
   std::vector<LaunchResult> take_launches();

@@ -89,6 +89,11 @@ void Stream::finish_launch(LaunchResult result) {
   while (launches_.size() > kMaxKeptLaunches) launches_.pop_front();
 }
 
+void Stream::advance_clock_to(double t_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (t_us > clock_us_) clock_us_ = t_us;
+}
+
 void Stream::clock_and_error(double* clock_us, aclError* error) {
   std::lock_guard<std::mutex> lock(mu_);
   *clock_us = clock_us_;

@@ -38,8 +38,14 @@ pub const STUB_HEADER: &str = "\
 pub const GENERATED_HEADER: &str = "agenticcann_tiling.h";
 
 /// Headers a `kernel.cpp` may include (docs/store-format.md §4); the kernel unit includes
-/// each (but the generated header, included by path) before its namespace opens.
-pub const KERNEL_ALLOWED_HEADERS: &[&str] = &[GENERATED_HEADER, "kernel_operator.h"];
+/// each (but the generated header, included by path) before its namespace opens. Besides
+/// `kernel_operator.h`, the vendor's own `kernel_operator_list_tensor_intf.h`
+/// (ListTensorDesc; ascendc-sim provides it, issue 14).
+pub const KERNEL_ALLOWED_HEADERS: &[&str] = &[
+    GENERATED_HEADER,
+    "kernel_operator.h",
+    "kernel_operator_list_tensor_intf.h",
+];
 
 /// Headers a `tiling.cpp` may include (docs/store-format.md §5); the tiling unit includes
 /// each (but the generated header) before its namespace opens.
@@ -52,6 +58,10 @@ pub const TILING_ALLOWED_HEADERS: &[&str] = &[
     "climits",
     "limits",
     "type_traits",
+    // The vendor's host headers ascendc-sim provides (issue 14): platform queries answered
+    // from the SoC profile, and securec's bounded copies.
+    "tiling/platform/platform_ascendc.h",
+    "securec.h",
 ];
 
 /// `#include` lines for `allowed` but the generated header: `"…"` for the simulator's

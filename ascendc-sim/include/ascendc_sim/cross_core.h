@@ -1,0 +1,116 @@
+// ascendc_sim/cross_core.h — synchronisation between the cores of one launch: SyncAll,
+// IBSet/IBWait, InitDetermineComputeWorkspace/WaitPreBlock/NotifyNextBlock.
+//
+// Facts (CANN Ascend C API reference, "SyncAll", "IBSet", "IBWait"; api-reference §2.6):
+// - SyncAll(): every AIV core of the launch waits until all have arrived (hardware form);
+//   SyncAll(gmWorkspace, ubWorkspace, usedCores = 0): the software form over an int32 GM
+//   workspace of at least cores x 32 bytes (zero-initialized by the host or by every core)
+//   and a UB workspace of at least cores x 32 bytes; usedCores = 0 means every core.
+// - IBSet(gm, ub, blockIdx, eventID) raises the flag of (blockIdx, eventID): blockIdx is
+//   the producer's (the core that calls IBSet) logical index; IBWait(gm, ub, blockIdx,
+//   eventID) waits for it. GM workspace >= (blockNum x eventID_max + blockIdx_max + 1) x
+//   32 bytes, UB workspace >= 32 bytes.
+// - All of them assume every block of the launch is resident at once: blockDim must not
+//   exceed the AIV core count, or the NPU hangs.
+//
+// On the simulator a launch of a program that uses any of these runs every block on its
+// own host thread (blockDim <= the profile's aiv_cores); a cross-core call with a larger
+// blockDim is `cross_core_block_dim_exceeded`. A wait no core can ever satisfy (all
+// unfinished cores are waiting, none can proceed) is `cross_core_deadlock` on every
+// waiting core, with every core's position — never a hang. The k-th IBWait of a core on
+// (blockIdx, eventID) waits for the k-th IBSet of it. WaitPreBlock/NotifyNextBlock
+// serialise the blocks in index order per round: block i's k-th WaitPreBlock waits for
+// block i-1's k-th NotifyNextBlock (block 0's, from round 2 on, for block n-1's).
+// The synchronisation orders GM: writes of different cores to the same bytes with a
+// SyncAll or a flag between are no race; DMA atomics (SetAtomicAdd ...) of the cores are
+// combined at every SyncAll, so reads after it see the sums. Cost: the PIPE_ALL barrier
+// around each call plus the flag traffic as 32-byte DMA (write the own flag, read the
+// flags), priced like DataCopy; the wait for the slowest core is not modelled.
+#pragma once
+
+#include <cstdint>
+
+#include "ascendc_sim/core.h"
+#include "ascendc_sim/tensor.h"
+
+namespace ascendc_sim {
+
+/// Marks the program as using cross-core synchronisation (launches run every block live).
+bool register_cross_core();
+/// Instantiated by every cross-core API: its initialisation at program start registers.
+template <int N>
+struct CrossCoreUse {
+  static inline const bool on = register_cross_core();
+};
+
+enum class XcOp : uint8_t { SyncAll, IBSet, IBWait, WaitPre, NotifyNext, InitDetermine };
+/// The cross-core operation `op` on the current core (src/cross_core.cpp). `gm` / `ub`: the
+/// workspaces (nullptr / buf -1 for the hardware SyncAll); `a`, `b`: usedCores, or
+/// blockIdx and eventID.
+void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, int32_t a, int32_t b,
+                   const char* api, const SrcLoc& loc);
+
+}  // namespace ascendc_sim
+
+namespace AscendC {
+
+template <bool isAIVOnly = true>
+inline void SyncAll(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  static_assert(isAIVOnly, "SyncAll<false> synchronises cube and vector cores; the simulator runs AIV-only kernels");
+  if (ascendc_sim::CrossCoreUse<0>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::SyncAll, nullptr, nullptr, 0, 0, 0, "SyncAll", loc);
+}
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                    const int32_t usedCores = 0, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  static_assert(isAIVOnly, "the software SyncAll supports AIV-only kernels (isAIVOnly = true)");
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<0>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::SyncAll, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), usedCores,
+                               0, "SyncAll", loc);
+}
+template <bool isAIVOnly = true>
+inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx,
+                  int32_t eventID, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<0>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::IBSet, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), blockIdx,
+                               eventID, "IBSet", loc);
+}
+template <bool isAIVOnly = true>
+inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx,
+                   int32_t eventID, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<0>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::IBWait, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), blockIdx,
+                               eventID, "IBWait", loc);
+}
+/// Prepares the GM workspace of WaitPreBlock/NotifyNextBlock (bounds-checked; the
+/// simulator keeps the order state itself).
+template <int N = 0>
+inline void InitDetermineComputeWorkspace(const GlobalTensor<int32_t>& gmWorkspace,
+                                          const LocalTensor<int32_t>& ubWorkspace,
+                                          ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<N>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::InitDetermine, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), 0, 0,
+                               "InitDetermineComputeWorkspace", loc);
+}
+template <int N = 0>
+inline void WaitPreBlock(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                         ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<N>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::WaitPre, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), 0, 0,
+                               "WaitPreBlock", loc);
+}
+template <int N = 0>
+inline void NotifyNextBlock(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                            ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::UbRef r = ubWorkspace.ref();
+  if (ascendc_sim::CrossCoreUse<N>::on)
+    ascendc_sim::cross_core_op(ascendc_sim::XcOp::NotifyNext, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), 0, 0,
+                               "NotifyNextBlock", loc);
+}
+
+}  // namespace AscendC

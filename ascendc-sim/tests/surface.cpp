@@ -1,0 +1,862 @@
+// Kernels for issue 14's API surface (tests/surface.rs): per API a correct kernel in the
+// ordinary Ascend C style (runs clean; main checks its numbers) and a faulty one whose
+// diagnostic must point at the line marked "expect: <kind>".
+//
+// Usage: surface        every case, one JSON line each:
+//        {"name":...,"values_ok":true|false|null,"result":<LaunchResult JSON>}
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "ascendc_sim/capi.h"
+#include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
+#include "securec.h"
+#include "tiling/platform/platform_ascendc.h"
+#include "tikicpulib.h"
+
+using namespace AscendC;
+
+namespace {
+
+constexpr uint32_t kN = 256;  // floats per tile
+
+float xval(uint32_t i) { return float(i % 97) * 0.25f; }
+
+// ---------------------------------------------------------------- events
+// y = 2x with flags whose ids come from the pipe's pool and the EVENT_ID constants.
+__aicore__ void events_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, kN);
+  TEventID e = pipe.AllocEventID<HardEvent::MTE2_V>();
+  SetFlag<HardEvent::MTE2_V>(e);
+  WaitFlag<HardEvent::MTE2_V>(e);
+  pipe.ReleaseEventID<HardEvent::MTE2_V>(e);
+  Muls(t, t, 2.0f, kN);
+  event_t v = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE3));
+  SetFlag<HardEvent::V_MTE3>(v);
+  WaitFlag<HardEvent::V_MTE3>(v);
+  DataCopy(yg, t, kN);
+  SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
+  WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
+}
+
+__aicore__ void events_exhausted(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  for (int i = 0; i < 6; i++) (void)pipe.AllocEventID<HardEvent::V_MTE3>();
+  (void)pipe.AllocEventID<HardEvent::V_MTE3>();  // expect: event_id_misuse
+}
+
+__aicore__ void events_release_unallocated(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TEventID e = pipe.AllocEventID<HardEvent::S_V>();
+  pipe.ReleaseEventID<HardEvent::S_V>(e);
+  pipe.ReleaseEventID<HardEvent::S_V>(e);  // expect: event_id_misuse
+}
+
+// ---------------------------------------------------------------- TPipe::Destroy
+// A first pipe copies y = x + 1 out; a second pipe reuses the same UB for y[kN..] = 3x.
+template <bool kBarrier>
+void two_pipes(GM_ADDR x, GM_ADDR y) {
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> qin;
+    TQue<TPosition::VECOUT, 1> qout;
+    pipe.InitBuffer(qin, 1, kN * sizeof(float));
+    pipe.InitBuffer(qout, 1, kN * sizeof(float));
+    LocalTensor<float> a = qin.AllocTensor<float>();
+    DataCopy(a, xg, kN);
+    qin.EnQue(a);
+    a = qin.DeQue<float>();
+    LocalTensor<float> o = qout.AllocTensor<float>();
+    Adds(o, a, 1.0f, kN);
+    qin.FreeTensor(a);
+    qout.EnQue(o);
+    o = qout.DeQue<float>();
+    DataCopy(yg, o, kN);
+    qout.FreeTensor(o);
+    if (kBarrier) {
+      pipe.Destroy();
+    } else {
+      pipe.DestroyWithoutPipeAll();
+    }
+  }
+  TPipe pipe2;
+  TQue<TPosition::VECIN, 1> qin2;
+  TQue<TPosition::VECOUT, 1> qout2;
+  pipe2.InitBuffer(qout2, 1, kN * sizeof(float));  // the UB bytes the first pipe's qin had
+  pipe2.InitBuffer(qin2, 1, kN * sizeof(float));   // ... and its qout (still read by MTE3)
+  LocalTensor<float> a = qin2.AllocTensor<float>();
+  DataCopy(a, xg, kN);  // expect: ub_unsynchronized_access in destroy_without_pipe_all
+  qin2.EnQue(a);
+  a = qin2.DeQue<float>();
+  LocalTensor<float> o = qout2.AllocTensor<float>();
+  Muls(o, a, 3.0f, kN);
+  qin2.FreeTensor(a);
+  qout2.EnQue(o);
+  o = qout2.DeQue<float>();
+  DataCopy(yg[kN], o, kN);
+  qout2.FreeTensor(o);
+}
+__aicore__ void destroy_then_second_pipe_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) { two_pipes<true>(x, y); }
+__aicore__ void destroy_without_pipe_all(GM_ADDR x, GM_ADDR y, GM_ADDR) { two_pipes<false>(x, y); }
+
+// ---------------------------------------------------------------- LocalMemAllocator, LocalTensor(pos, addr, len)
+// y = x * x + x with tensors from the allocator and flags between the pipes.
+__aicore__ void allocator_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  LocalMemAllocator<Hardware::UB> ub;
+  LocalTensor<float> a = ub.Alloc<float, kN>();
+  LocalTensor<float> b = ub.Alloc<TPosition::VECOUT, float>(kN);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  DataCopy(a, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Mul(b, a, a, kN);
+  Add(b, b, a, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, b, kN);
+}
+
+__aicore__ void allocator_overflow(GM_ADDR, GM_ADDR, GM_ADDR) {
+  LocalMemAllocator<Hardware::UB> ub;
+  LocalTensor<float> a = ub.Alloc<float>(40000);
+  LocalTensor<float> b = ub.Alloc<float>(20000);  // expect: ub_capacity_exceeded
+  (void)a;
+  (void)b;
+}
+
+// y = |x - 10| with tensors built on fixed UB addresses.
+__aicore__ void static_tensor_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  LocalTensor<float> a(TPosition::VECIN, 0, kN);
+  LocalTensor<float> b(TPosition::VECOUT, kN * sizeof(float), kN);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  DataCopy(a, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(b, a, -10.0f, kN);
+  Abs(b, b, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, b, kN);
+}
+
+__aicore__ void static_tensor_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  LocalTensor<float> a(TPosition::VECCALC, 16, 8);  // expect: ub_misaligned
+  (void)a;
+}
+
+// A static-tensor kernel that forgets the MTE2 -> V flag is still checked.
+__aicore__ void static_tensor_unsynced(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  LocalTensor<float> a(TPosition::VECIN, 0, kN);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  DataCopy(a, xg, kN);
+  Muls(a, a, 2.0f, kN);  // expect: ub_unsynchronized_access
+}
+
+// ---------------------------------------------------------------- TBuf AllocTensor/FreeTensor
+__aicore__ void tbuf_alloc_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.AllocTensor<float>();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(t, t, -1.0f, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);
+  b.FreeTensor(t);
+}
+
+__aicore__ void tbuf_free_foreign(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b1, b2;
+  pipe.InitBuffer(b1, 256);
+  pipe.InitBuffer(b2, 256);
+  LocalTensor<float> t = b1.AllocTensor<float>();
+  b2.FreeTensor(t);  // expect: queue_foreign_tensor
+}
+
+// ---------------------------------------------------------------- asserts
+__aicore__ void assert_ok(GM_ADDR, GM_ADDR, GM_ADDR) {
+  int64_t n = GetBlockNum();
+  assert(n == 1);
+  assert(n == 1, "n is %d\n", int(n));
+  ascendc_assert(n > 0, "positive");
+  ASSERT(n < 2);
+  ASCENDC_ASSERT(n == 1, { KERNEL_LOG(KERNEL_ERROR, "n = %d", int(n)); });
+}
+
+__aicore__ void assert_fails(GM_ADDR, GM_ADDR, GM_ADDR) {
+  int32_t len = 7;
+  assert(len % 8 == 0, "len %d is not a multiple of 8", len);  // expect: kernel_assert_failed
+}
+
+__aicore__ void ascendc_assert_fails(GM_ADDR, GM_ADDR, GM_ADDR) {
+  uint32_t tiles = 0;
+  ascendc_assert(tiles != 0);  // expect: kernel_assert_failed
+}
+
+__aicore__ void ascendc_assert_macro_fails(GM_ADDR, GM_ADDR, GM_ADDR) {
+  int32_t k = -1;
+  ASCENDC_ASSERT(k >= 0, { KERNEL_LOG(KERNEL_ERROR, "k = %d", k); });  // expect: kernel_assert_failed
+}
+
+// ---------------------------------------------------------------- block_idx / block_num, InitSocState, DivCeil
+// 4 cores: y[8 * block_idx + j] = block_num * 10 + block_idx (scalar writes).
+__aicore__ void builtins_ok(GM_ADDR, GM_ADDR y, GM_ADDR) {
+  InitSocState();
+  GlobalTensor<float> yg;
+  yg.SetGlobalBuffer((__gm__ float*)y + 8 * block_idx);
+  uint32_t per = DivCeil(29u, 4u);  // 8
+  for (uint32_t j = 0; j < per; j++) yg.SetValue(j, float(block_num * 10 + block_idx));
+}
+
+// ---------------------------------------------------------------- SyncAll
+// 4 cores: each writes 2x of its tile into a GM scratch (ws), SyncAll, then core 0 adds
+// the four tiles: y[i] = sum_c 2 x[c * kN + i].
+template <bool kSoft>
+void sync_sum(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b, acc, sync;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  pipe.InitBuffer(acc, kN * sizeof(float));
+  pipe.InitBuffer(sync, 8 * 32);
+  GlobalTensor<float> xg, yg, scratch;
+  GlobalTensor<int32_t> flags;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  flags.SetGlobalBuffer((__gm__ int32_t*)ws);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(t, t, 2.0f, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(scratch[me * kN], t, kN);
+  if (kSoft) {
+    SyncAll(flags, sync.Get<int32_t>());
+  } else {
+    SyncAll();
+  }
+  if (me != 0) return;
+  LocalTensor<float> a = acc.Get<float>();
+  Duplicate(a, 0.0f, kN);
+  for (int64_t c = 0; c < GetBlockNum(); c++) {
+    if (c > 0) {
+      SetFlag<HardEvent::V_MTE2>(EVENT_ID0);
+      WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+    }
+    DataCopy(t, scratch[c * kN], kN);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    Add(a, a, t, kN);
+  }
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, a, kN);
+}
+__aicore__ void syncall_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) { sync_sum<false>(x, y, ws); }
+__aicore__ void syncall_soft_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) { sync_sum<true>(x, y, ws); }
+
+// 4 cores accumulate x-tiles into y[0, kN) with SetAtomicAdd; after SyncAll core 0 copies the
+// sums to y[kN, 2 kN): the read must see all four contributions.
+__aicore__ void syncall_atomic_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  SetAtomicAdd<float>();
+  DataCopy(yg, t, kN);
+  SetAtomicNone();
+  SyncAll();
+  if (me != 0) return;
+  DataCopy(t, yg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg[kN], t, kN);
+}
+
+// Core 1 skips the barrier: every other core waits forever.
+__aicore__ void syncall_deadlock(GM_ADDR, GM_ADDR, GM_ADDR) {
+  if (GetBlockIdx() == 1) return;
+  SyncAll();  // expect: cross_core_deadlock
+}
+
+// 64 blocks on a 48-core SoC.
+__aicore__ void syncall_block_dim_exceeded(GM_ADDR, GM_ADDR, GM_ADDR) {
+  SyncAll();  // expect: cross_core_block_dim_exceeded
+}
+
+// The cost of the barrier alone: 2 cores that do nothing but SyncAll, and 2 that do nothing.
+__aicore__ void syncall_only(GM_ADDR, GM_ADDR, GM_ADDR) { SyncAll(); }
+__aicore__ void empty_kernel(GM_ADDR, GM_ADDR, GM_ADDR) {}
+
+// ---------------------------------------------------------------- IBSet / IBWait
+// Core 0 writes y[0, kN) = x + 5 and raises its flag; core 1 waits, reads it back and
+// writes y[kN, 2 kN) = 2 (x + 5); both write y[2 kN, 3 kN) (core 0 first: ordered, no race).
+__aicore__ void ib_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b, sync;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  pipe.InitBuffer(sync, 32);
+  GlobalTensor<float> xg, yg;
+  GlobalTensor<int32_t> flags;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  flags.SetGlobalBuffer((__gm__ int32_t*)ws);
+  LocalTensor<float> t = b.Get<float>();
+  LocalTensor<int32_t> s = sync.Get<int32_t>();
+  if (GetBlockIdx() == 0) {
+    DataCopy(t, xg, kN);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    Adds(t, t, 5.0f, kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(yg, t, kN);
+    DataCopy(yg[2 * kN], t, kN);
+    IBSet(flags, s, 0, 0);
+  } else {
+    IBWait(flags, s, 0, 0);
+    DataCopy(t, yg, kN);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    Muls(t, t, 2.0f, kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(yg[kN], t, kN);
+    DataCopy(yg[2 * kN], t, kN);
+  }
+}
+
+// Core 1 waits for an event core 0 never raises.
+__aicore__ void ib_wait_deadlock(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sync;
+  pipe.InitBuffer(sync, 32);
+  GlobalTensor<int32_t> flags;
+  flags.SetGlobalBuffer((__gm__ int32_t*)ws);
+  if (GetBlockIdx() == 0) {
+    IBSet(flags, sync.Get<int32_t>(), 0, 0);
+  } else {
+    IBWait(flags, sync.Get<int32_t>(), 0, 1);  // expect: cross_core_deadlock
+  }
+}
+
+// ---------------------------------------------------------------- WaitPreBlock / NotifyNextBlock
+// 3 cores, in block order: y[0] += block_idx + 1 (scalar read-modify-write of one GM float).
+__aicore__ void pre_block_ok(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sync;
+  pipe.InitBuffer(sync, 32 * 8);
+  GlobalTensor<float> yg;
+  GlobalTensor<int32_t> flags;
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  flags.SetGlobalBuffer((__gm__ int32_t*)ws);
+  LocalTensor<int32_t> s = sync.Get<int32_t>();
+  InitDetermineComputeWorkspace(flags, s);
+  WaitPreBlock(flags, s);
+  float v = yg.GetValue(0);
+  yg.SetValue(0, v + float(GetBlockIdx() + 1));
+  NotifyNextBlock(flags, s);
+}
+
+// ---------------------------------------------------------------- gm_write_duplicate
+// 2 cores write the same bytes (x) to y[0, kN): deterministic, a warning.
+__aicore__ void gm_duplicate(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);  // expect: gm_write_duplicate
+}
+
+// The same with core-dependent bytes: an error.
+__aicore__ void gm_race_different(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x + GetBlockIdx() * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);  // expect: gm_write_race
+}
+
+// ---------------------------------------------------------------- 9.x reductions (mask before repeat)
+// o[0, 16): ReduceDataBlock<SUM> block sums of x[0, 128); o[16, 48): ReducePairElem pair
+// sums of x[0, 64); o[48, 50): ReduceRepeat<SUM> of the two repeats; o[50] ReduceRepeat<MAX>.
+__aicore__ void reduce9_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  DataCopy(s, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Duplicate(o, 0.0f, 64);
+  ReduceDataBlock<ReduceType::SUM, float>(o, s, 64, 2, 1, 1, 8);
+  uint64_t full[2] = {~0ull, 0};
+  ReducePairElem<ReduceType::SUM, float>(o[16], s, full, 1, 1, 1, 8);
+  ReduceRepeat<ReduceType::SUM, float>(o[48], s, 64, 2, 1, 1, 8);
+  ReduceRepeat<ReduceType::MAX, float, float, true>(o[50], s, 64, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+}
+
+// The classic BlockReduceSum order (repeatTime, mask) given to the 9.x name: mask 2,
+// 64 repeats over a 2-repeat tile.
+__aicore__ void reduce9_classic_order(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  DataCopy(s, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  ReduceDataBlock<ReduceType::SUM, float>(o, s, 2, 64, 1, 1, 8);  // expect: ub_out_of_range
+}
+
+// ---------------------------------------------------------------- Gather / GatherMask
+// y[0, 64) = x[63 - i] (Gather with byte offsets 252 - 4i); y[64, 96) = even x (GatherMask
+// pattern 1); y[96] = the kept count.
+__aicore__ void gather_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, gb, offb;
+  pipe.InitBuffer(ib, 64 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  pipe.InitBuffer(gb, 64 * sizeof(float));
+  pipe.InitBuffer(offb, 64 * sizeof(int32_t));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>(), g = gb.Get<float>();
+  LocalTensor<int32_t> idx = offb.Get<int32_t>();
+  DataCopy(s, xg, 64);
+  CreateVecIndex(idx, int32_t(0), 64);
+  Muls(idx, idx, int32_t(-4), 64);
+  Adds(idx, idx, int32_t(252), 64);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Gather(o, s, idx.ReinterpretCast<uint32_t>(), 0, 64);
+  uint64_t kept = 0;
+  Duplicate(g, 0.0f, 64);
+  GatherMask(g, s, uint8_t(1), false, 0, {1, 1, 8, 0}, kept);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  DataCopy(yg[64], g, 32);
+  SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  yg.SetValue(96, float(kept));
+}
+
+__aicore__ void gather_out_of_range(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, offb;
+  pipe.InitBuffer(ib, 64 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  pipe.InitBuffer(offb, 64 * sizeof(int32_t));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> idx = offb.Get<int32_t>();
+  DataCopy(s, xg, 64);
+  CreateVecIndex(idx, int32_t(64), 64);
+  Muls(idx, idx, int32_t(4), 64);  // byte offsets 256.. past the 256-byte source
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Gather(o, s, idx.ReinterpretCast<uint32_t>(), 0, 64);  // expect: ub_out_of_range
+}
+
+__aicore__ void gather_mask_bad_pattern(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, 256);
+  pipe.InitBuffer(ob, 256);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  Duplicate(s, 1.0f, 64);
+  uint64_t kept = 0;
+  GatherMask(o, s, uint8_t(9), false, 0, {1, 1, 8, 0}, kept);  // expect: field_out_of_range
+}
+
+// ---------------------------------------------------------------- Log
+// y = ln(x + 1), y[kN..] = log2(x + 1) with the tensor-length form.
+__aicore__ void log_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(s, s, 1.0f, kN);
+  Log(o, s, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Log2(o, s);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[kN], o, kN);
+}
+
+// ---------------------------------------------------------------- ListTensorDesc
+// ws holds a list of two 1-D tensors of 64 floats (x[0, 64) and x[64, 128)); the kernel
+// copies tensor i to y[64 i, 64 i + 64) and writes the count and the shapes to y[128..131).
+__aicore__ void list_ok(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 64 * sizeof(float));
+  GlobalTensor<float> yg;
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  ListTensorDesc list(reinterpret_cast<__gm__ void*>(ws), 56, 2);
+  LocalTensor<float> t = b.Get<float>();
+  uint64_t shape[4] = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < list.GetSize(); i++) {
+    TensorDesc<float> desc;
+    desc.SetShapeAddr(shape);
+    list.GetDesc(desc, i);
+    if (i > 0) {
+      SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+      WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+    }
+    DataCopy(t, desc.GetDataObj(), 64);
+    SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    DataCopy(yg[64 * i], t, 64);
+    SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+    yg.SetValue(129 + i, float(desc.GetShape(0) + desc.GetIndex()));
+  }
+  yg.SetValue(128, float(list.GetSize()));
+}
+
+__aicore__ void list_bad_index(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  ListTensorDesc list(reinterpret_cast<__gm__ void*>(ws));
+  (void)list.GetDataPtr<float>(2);  // expect: field_out_of_range
+}
+
+// ---------------------------------------------------------------- Copy, cache bypass, bf16 constants
+// y[8 b + e] = x[16 b + e] for b < 8 (Copy with srcStride 2 blocks); y[64] = x[3] + 1 read and
+// written with the DCache-bypassing scalar accessors.
+__aicore__ void copy_bypass_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  DataCopy(s, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Copy(o, s, 64, 1, {1, 2, 8, 16});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  DataCopyPadExtParams<bfloat16_t> pad = {false, 0, 0, 0};  // an integer constant for a bf16 field compiles
+  (void)pad;
+  float v = ReadGmByPassDCache((__gm__ float*)x + 3);
+  WriteGmByPassDCache((__gm__ float*)y + 64, v + 1.0f);
+  DataSyncBarrier<MemDsbT::ALL>();
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(yg);
+}
+
+__aicore__ void copy_repeat_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib;
+  pipe.InitBuffer(ib, 256);
+  LocalTensor<float> s = ib.Get<float>();
+  Duplicate(s, 0.0f, 64);
+  Copy(s, s, 64, 300, {1, 1, 8, 8});  // expect: repeat_out_of_range
+}
+
+__aicore__ void bypass_out_of_bounds(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  (void)ReadGmByPassDCache((__gm__ float*)x + (1 << 20));  // expect: gm_out_of_bounds
+}
+
+using Check = bool (*)(const float* y);
+bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
+bool check_events(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], 2 * xval(i))) return false;
+  return true;
+}
+bool check_two_pipes(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], xval(i) + 1) || !near(y[kN + i], 3 * xval(i))) return false;
+  return true;
+}
+bool check_allocator(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], xval(i) * xval(i) + xval(i))) return false;
+  return true;
+}
+bool check_static(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], std::fabs(xval(i) - 10))) return false;
+  return true;
+}
+bool check_tbuf(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], -xval(i))) return false;
+  return true;
+}
+bool check_builtins(const float* y) {
+  for (uint32_t c = 0; c < 4; c++)
+    for (uint32_t j = 0; j < 8; j++)
+      if (!near(y[8 * c + j], float(40 + c))) return false;
+  return true;
+}
+bool check_sync_sum(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    float s = 0;
+    for (uint32_t c = 0; c < 4; c++) s += 2 * xval(c * kN + i);
+    if (!near(y[i], s)) return false;
+  }
+  return true;
+}
+bool check_atomic(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    float s = 0;
+    for (uint32_t c = 0; c < 4; c++) s += xval(c * kN + i);
+    if (!near(y[i], s) || !near(y[kN + i], s)) return false;
+  }
+  return true;
+}
+bool check_ib(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    float a = xval(i) + 5;
+    if (!near(y[i], a) || !near(y[kN + i], 2 * a) || !near(y[2 * kN + i], 2 * a)) return false;
+  }
+  return true;
+}
+bool check_pre_block(const float* y) { return near(y[0], 1 + 2 + 3); }
+bool check_copy_bypass(const float* y) {
+  for (uint32_t b = 0; b < 8; b++)
+    for (uint32_t e = 0; e < 8; e++)
+      if (!near(y[8 * b + e], xval(16 * b + e))) return false;
+  return near(y[64], xval(3) + 1);
+}
+bool check_list(const float* y) {
+  for (uint32_t i = 0; i < 128; i++)
+    if (!near(y[i], xval(i))) return false;
+  return near(y[128], 2) && near(y[129], 64) && near(y[130], 65);
+}
+bool check_reduce9(const float* y) {
+  for (uint32_t b = 0; b < 16; b++) {
+    float s = 0;
+    for (uint32_t e = 0; e < 8; e++) s += xval(b * 8 + e);
+    if (!near(y[b], s)) return false;
+  }
+  for (uint32_t p = 0; p < 32; p++)
+    if (!near(y[16 + p], xval(2 * p) + xval(2 * p + 1))) return false;
+  for (uint32_t r = 0; r < 2; r++) {
+    float s = 0;
+    for (uint32_t e = 0; e < 64; e++) s += xval(r * 64 + e);
+    if (!near(y[48 + r], s)) return false;
+  }
+  float m = 0;
+  for (uint32_t e = 0; e < 64; e++) m = std::max(m, xval(e));
+  return near(y[50], m);
+}
+bool check_gather(const float* y) {
+  for (uint32_t i = 0; i < 64; i++)
+    if (!near(y[i], xval(63 - i))) return false;
+  for (uint32_t i = 0; i < 32; i++)
+    if (!near(y[64 + i], xval(2 * i))) return false;
+  return near(y[96], 32);
+}
+bool check_log(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], std::log(xval(i) + 1)) || !near(y[kN + i], std::log2(xval(i) + 1))) return false;
+  return true;
+}
+
+struct Case {
+  const char* name;
+  void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
+  uint32_t block_dim;
+  Check check;
+};
+
+const Case kCases[] = {
+    {"events_ok", events_ok, 1, check_events},
+    {"events_exhausted", events_exhausted, 1, nullptr},
+    {"events_release_unallocated", events_release_unallocated, 1, nullptr},
+    {"destroy_then_second_pipe_ok", destroy_then_second_pipe_ok, 1, check_two_pipes},
+    {"destroy_without_pipe_all", destroy_without_pipe_all, 1, nullptr},
+    {"allocator_ok", allocator_ok, 1, check_allocator},
+    {"allocator_overflow", allocator_overflow, 1, nullptr},
+    {"static_tensor_ok", static_tensor_ok, 1, check_static},
+    {"static_tensor_misaligned", static_tensor_misaligned, 1, nullptr},
+    {"static_tensor_unsynced", static_tensor_unsynced, 1, nullptr},
+    {"tbuf_alloc_ok", tbuf_alloc_ok, 1, check_tbuf},
+    {"tbuf_free_foreign", tbuf_free_foreign, 1, nullptr},
+    {"assert_ok", assert_ok, 1, nullptr},
+    {"assert_fails", assert_fails, 1, nullptr},
+    {"ascendc_assert_fails", ascendc_assert_fails, 1, nullptr},
+    {"ascendc_assert_macro_fails", ascendc_assert_macro_fails, 1, nullptr},
+    {"builtins_ok", builtins_ok, 4, check_builtins},
+    {"syncall_ok", syncall_ok, 4, check_sync_sum},
+    {"syncall_soft_ok", syncall_soft_ok, 4, check_sync_sum},
+    {"syncall_atomic_ok", syncall_atomic_ok, 4, check_atomic},
+    {"syncall_deadlock", syncall_deadlock, 4, nullptr},
+    {"syncall_block_dim_exceeded", syncall_block_dim_exceeded, 64, nullptr},
+    {"syncall_only", syncall_only, 2, nullptr},
+    {"empty_kernel", empty_kernel, 2, nullptr},
+    {"ib_ok", ib_ok, 2, check_ib},
+    {"ib_wait_deadlock", ib_wait_deadlock, 2, nullptr},
+    {"pre_block_ok", pre_block_ok, 3, check_pre_block},
+    {"reduce9_ok", reduce9_ok, 1, check_reduce9},
+    {"reduce9_classic_order", reduce9_classic_order, 1, nullptr},
+    {"gather_ok", gather_ok, 1, check_gather},
+    {"gather_out_of_range", gather_out_of_range, 1, nullptr},
+    {"gather_mask_bad_pattern", gather_mask_bad_pattern, 1, nullptr},
+    {"log_ok", log_ok, 1, check_log},
+    {"list_ok", list_ok, 1, check_list},
+    {"list_bad_index", list_bad_index, 1, nullptr},
+    {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},
+    {"copy_repeat_too_big", copy_repeat_too_big, 1, nullptr},
+    {"bypass_out_of_bounds", bypass_out_of_bounds, 1, nullptr},
+    {"gm_duplicate", gm_duplicate, 2, nullptr},
+    {"gm_race_different", gm_race_different, 2, nullptr},
+};
+
+}  // namespace
+
+// The list of x[0, 64) and x[64, 128) (ListTensorDesc layout, 1-D, 64 elements each).
+void fill_list(uint8_t* ws, uint8_t* x) {
+  uint64_t w[7] = {40, 1, 64, 1 | (1ull << 32), 64, uint64_t(uintptr_t(x)), uint64_t(uintptr_t(x + 64 * 4))};
+  std::memcpy(ws, w, sizeof w);
+}
+
+// Host-side APIs: platform_ascendc (from the SoC profile), securec, the flagged events and
+// a cross-stream wait. One JSON line.
+void host_checks(uint8_t* x, uint8_t* y) {
+  auto* p = platform_ascendc::PlatformAscendCManager::GetInstance();
+  uint64_t ub = 0;
+  p->GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+  char buf[8];
+  int cpy_ok = memcpy_s(buf, sizeof buf, "abcdefg", 8);
+  int cpy_big = memcpy_s(buf, 4, "abcdefg", 8);
+  int set_ok = memset_s(buf, sizeof buf, 'z', 8);
+  int set_big = memset_s(buf, 4, 'z', 8);
+  // Stream A runs a kernel; B waits for A's event, so B's clock reaches A's.
+  aclrtStream a = nullptr, b = nullptr;
+  aclrtEvent ea = nullptr, b0 = nullptr, b1 = nullptr;
+  int rc = 0;
+  rc |= aclrtSetDevice(0);
+  rc |= aclrtCreateStream(&a);
+  rc |= aclrtCreateStream(&b);
+  rc |= aclrtCreateEventExWithFlag(&ea, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+  rc |= aclrtCreateEventExWithFlag(&b0, ACL_EVENT_TIME_LINE);
+  rc |= aclrtCreateEventWithFlag(&b1, ACL_EVENT_TIME_LINE);
+  int bad_flag = aclrtCreateEventExWithFlag(&b1, 0x1000);
+  rc |= aclrtRecordEvent(b0, b);
+  rc |= int(ascendc_sim::launch(events_ok, "events_ok", 1, a, x, y, y));
+  rc |= aclrtRecordEvent(ea, a);
+  rc |= aclrtStreamWaitEvent(b, ea);
+  rc |= aclrtRecordEvent(b1, b);
+  rc |= aclrtSynchronizeStream(a);
+  rc |= aclrtSynchronizeStream(b);
+  float waited_ms = -1;
+  rc |= aclrtEventElapsedTime(&waited_ms, b0, b1);
+  std::printf("{\"name\":\"host\",\"aiv\":%u,\"aic\":%u,\"core_num\":%u,\"ub\":%llu,\"soc_910b\":%s,"
+              "\"memcpy_ok\":%d,\"memcpy_too_big\":%d,\"memset_ok\":%d,\"memset_too_big\":%d,\"acl_rc\":%d,"
+              "\"bad_flag\":%d,\"waited_ms\":%.9g}\n",
+              p->GetCoreNumAiv(), p->GetCoreNumAic(), p->GetCoreNum(), static_cast<unsigned long long>(ub),
+              p->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B ? "true" : "false", cpy_ok, cpy_big,
+              set_ok, set_big, rc, bad_flag, double(waited_ms));
+  aclrtDestroyEvent(ea);
+  aclrtDestroyEvent(b0);
+  aclrtDestroyEvent(b1);
+  aclrtDestroyStream(a);
+  aclrtDestroyStream(b);
+}
+
+int main(int argc, char** argv) {
+  constexpr size_t kBytes = 1 << 20;
+  auto* x = static_cast<uint8_t*>(AscendC::GmAlloc(kBytes));
+  auto* y = static_cast<uint8_t*>(AscendC::GmAlloc(kBytes));
+  auto* ws = static_cast<uint8_t*>(AscendC::GmAlloc(kBytes));
+  for (size_t i = 0; i < kBytes / 4; i++) reinterpret_cast<float*>(x)[i] = xval(uint32_t(i));
+  const char* only = argc > 1 ? argv[1] : nullptr;
+  if (only && std::strcmp(only, "host") == 0) {
+    host_checks(x, y);
+    only = "none";
+  }
+  for (const Case& c : kCases) {
+    if (only && std::strcmp(only, c.name) != 0) continue;
+    std::memset(y, 0, kBytes);
+    std::memset(ws, 0, kBytes);
+    if (std::strncmp(c.name, "list_", 5) == 0) fill_list(ws, x);
+    ascendc_sim::LaunchResult r = ascendc_sim::run_kernel_fn(c.fn, c.name, c.block_dim, x, y, ws);
+    const char* ok = c.check ? (c.check(reinterpret_cast<const float*>(y)) ? "true" : "false") : "null";
+    std::printf("{\"name\":\"%s\",\"values_ok\":%s,\"result\":%s}\n", c.name, ok, r.to_json().c_str());
+  }
+  AscendC::GmFree(x);
+  AscendC::GmFree(y);
+  AscendC::GmFree(ws);
+  return 0;
+}
