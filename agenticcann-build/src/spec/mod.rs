@@ -17,6 +17,7 @@
 //! tolerance = { atol = 1e-3, rtol = 1e-3 }             # optional, all outputs of the op
 //! init = { gamma = "uniform(0.5, 1.5)" }               # optional, per input
 //! pattern = "normalization"                            # optional
+//! eager = { source = "…", recipe = "…", vendor = "…" } # optional: the baseline (see [`eager`])
 //! ```
 //!
 //! `[workspace.metadata.agenticcann]` takes `soc`, `kernels`, `tolerance` and `init` as
@@ -28,6 +29,7 @@
 
 mod attr;
 mod dtype;
+pub mod eager;
 mod error;
 pub mod init;
 mod manifest;
@@ -41,6 +43,7 @@ mod validate;
 
 pub use attr::AttrValue;
 pub use dtype::{cast_array_to_dtype, cast_to_dtype, Dtype, UnknownDtype};
+pub use eager::EagerRecipe;
 pub use error::{Problem, SpecError};
 pub use init::{generate_inputs, Init};
 pub use manifest::{

@@ -7,6 +7,7 @@ use ndarray::ArrayD;
 
 use super::attr::AttrValue;
 use super::dtype::cast_to_dtype;
+use super::eager::EagerRecipe;
 use super::init::Init;
 use super::pattern::Pattern;
 use super::reference::{evaluate, Reference, ReferenceError};
@@ -186,6 +187,8 @@ pub struct OpSpec {
     pub pattern: Option<Pattern>,
     /// Elementwise or reduction, from the reference (drives default tolerances).
     pub class: OpClass,
+    /// The eager baseline its source model runs (`eager = { … }`); not part of the key.
+    pub eager: Option<EagerRecipe>,
 }
 
 impl OpSpec {

@@ -16,7 +16,7 @@ use super::shape::{is_identifier, TensorDecl};
 use super::soc::Soc;
 use super::tolerance::{OpClass, Tolerance};
 
-pub(super) const OP_KEYS: [&str; 8] = [
+pub(super) const OP_KEYS: [&str; 9] = [
     "inputs",
     "outputs",
     "attrs",
@@ -25,6 +25,7 @@ pub(super) const OP_KEYS: [&str; 8] = [
     "tolerance",
     "init",
     "pattern",
+    "eager",
 ];
 
 /// Collects problems for one package (op = None) or op.
@@ -412,6 +413,11 @@ pub(super) fn check_op(
         },
     };
 
+    let eager = op.get("eager").and_then(|v| {
+        let attr_names: Vec<&str> = attrs.iter().map(|a| a.name.as_str()).collect();
+        super::eager::check_eager(sink, v, &inputs, &outputs, &attr_names, decls_ok)
+    });
+
     if !sink.problems.is_empty() {
         return None;
     }
@@ -458,6 +464,7 @@ pub(super) fn check_op(
         shapes,
         pattern,
         class,
+        eager,
     })
 }
 

@@ -46,7 +46,10 @@ mod lower;
 
 use std::collections::BTreeMap;
 
-pub use eager::{eager, eager_time, EagerKernel, EagerTime};
+pub use eager::{
+    eager, eager_bytes, eager_plan, eager_program, eager_time, op_bytes, roofline_us, soc_profile,
+    vendor_fused_time, EagerKernel, EagerStep, EagerTime, VendorFused,
+};
 
 use crate::judge::{evaluate, Candidate, EvalOptions, Evaluation, JudgeError, ShapeOrigin};
 use crate::spec::OpSpec;
@@ -222,7 +225,8 @@ impl EagerBaseline {
 }
 
 /// Decomposes `op` into its eager kernels ([`eager`]), has the judge evaluate each with
-/// `eval`, and sums their times per declared shape. Kernels the judge does not accept are
+/// `eval`, and sums their times per declared shape, plus the roofline time of every vendor
+/// call of the recipe ([`eager_plan`]). Kernels the judge does not accept are
 /// kept with their evaluations (see [`EagerBaseline::accepted`]); [`eager_time`] is the
 /// variant that fails on them.
 ///
@@ -239,6 +243,23 @@ pub fn eager_baseline(
         .iter()
         .map(|b| (b.iter().map(|(k, v)| (k.clone(), *v as u64)).collect(), 0.0))
         .collect();
+    // Vendor calls of the recipe (`eager.calls`): one launch each at its roofline.
+    let vendor: Vec<EagerStep> = eager_plan(op)?
+        .into_iter()
+        .filter(|s| s.vendor.is_some())
+        .collect();
+    if !vendor.is_empty() {
+        let soc = soc_profile(op, eval)?;
+        for step in &vendor {
+            for (i, b) in op.shapes.iter().enumerate() {
+                let n = op_bytes(&step.op, b).map_err(|e| SynthError::Unsupported {
+                    op: op.name.clone(),
+                    reason: e.to_string(),
+                })?;
+                time_us[i].1 += roofline_us(n, &soc);
+            }
+        }
+    }
     let mut judged = Vec::with_capacity(kernels.len());
     for k in kernels {
         let ev = evaluate(&k.op, &k.candidate, eval)?;
