@@ -704,3 +704,25 @@ fn parallel_callers_see_one_auto_decision() {
         .count();
     assert_eq!(with_tools, 1, "only the first call tries native tools");
 }
+
+#[test]
+fn reasoning_text_is_not_sent_back() {
+    let server = ScriptedServer::start(vec![Step::text("ok", 1, 1)]).unwrap();
+    let c = client(&server, fast());
+    let mut req = request("x");
+    req.messages.push(Message::Assistant(
+        agenticcann_evolve::llm::AssistantMessage {
+            content: Some("earlier answer".into()),
+            tool_calls: Vec::new(),
+            reasoning_content: Some("private chain of thought".into()),
+        },
+    ));
+    req.messages.push(Message::user("go on"));
+    c.chat(&req).unwrap();
+    let body = &server.requests()[0].body;
+    assert!(body.contains("earlier answer"), "{body}");
+    assert!(
+        !body.contains("reasoning_content") && !body.contains("chain of thought"),
+        "{body}"
+    );
+}

@@ -308,6 +308,14 @@ impl LlmClient {
             .map_err(|e| LlmError::Config(format!("request does not serialize: {e}")))?;
         if let Value::Object(m) = &mut wire {
             m.insert("stream".into(), Value::Bool(false));
+            // Reasoning text is output only; servers reject it in input messages.
+            if let Some(Value::Array(msgs)) = m.get_mut("messages") {
+                for msg in msgs {
+                    if let Value::Object(o) = msg {
+                        o.remove("reasoning_content");
+                    }
+                }
+            }
         }
         let body = serde_json::to_vec(&wire)
             .map_err(|e| LlmError::Config(format!("request does not serialize: {e}")))?;

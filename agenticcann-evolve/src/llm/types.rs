@@ -106,8 +106,8 @@ pub struct AssistantMessage {
     )]
     pub tool_calls: Vec<ToolCall>,
     /// The reasoning text of reasoning models (DeepSeek's `reasoning_content`), when sent.
-    /// Not sent back to the server: [`ChatRequest`] serialization drops it only if `None`,
-    /// so callers that echo a turn should clear it (DeepSeek rejects it in input).
+    /// Kept in recordings, but [`super::LlmClient`] leaves it out of the request body it
+    /// sends (DeepSeek rejects it in input messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
 }
