@@ -40,6 +40,17 @@ pub enum Command {
     /// judge and write it in the store layout.
     #[command(long_about = SYNTH_LONG_ABOUT)]
     Synth(SynthArgs),
+    /// Every declared op with its key, where its kernel comes from, its lock state and the
+    /// backend (exit 1 when an op has no usable local kernel).
+    Status(StatusArgs),
+    /// Re-judge the entry of every locked op (every op with --all); exit 1 on any failure.
+    Verify(VerifyArgs),
+    /// Upload the crate's entries (crate kernels or user cache) to the remote store
+    /// (AGENTICCANN_REMOTE, the Bazel HTTP cache protocol).
+    Push(PushArgs),
+    /// Download the entries the crate lacks from the remote store into the user cache,
+    /// verified as a build verifies them.
+    Fetch(FetchArgs),
 }
 
 const SYNTH_LONG_ABOUT: &str = "\
@@ -275,6 +286,12 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub keep_scratch: bool,
 
+    /// Skip the judge's own reference point (the offline proposer's kernel for the op, else
+    /// the eager baseline, judged once per op and cached): without it, the
+    /// `impossible_speedup` check has nothing to compare against.
+    #[arg(long)]
+    pub no_reference: bool,
+
     /// Accept the entry: when it is accepted, pin it (op, key, manifest sha256) in the
     /// crate's agenticcann.lock, next to the manifest. Takes exactly one DIR.
     #[arg(long)]
@@ -332,4 +349,76 @@ mod tests {
     fn cli_is_well_formed() {
         Cargo::command().debug_assert();
     }
+}
+
+/// `cargo agenticcann status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// `cargo agenticcann verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Only these ops (repeatable); default: every op pinned in agenticcann.lock.
+    #[arg(long, value_name = "NAME")]
+    pub op: Vec<String>,
+
+    /// Every declared op that has an entry, pinned or not.
+    #[arg(long, conflicts_with = "op")]
+    pub all: bool,
+
+    /// Seed of the judge's inputs (default: a fresh one per evaluation, printed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Evaluations at once (default: available cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Print every evaluation, not only the failing ones.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// `cargo agenticcann push`.
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Only these ops (repeatable); default: every declared op.
+    #[arg(long, value_name = "NAME")]
+    pub op: Vec<String>,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// `cargo agenticcann fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Only these ops (repeatable); default: every declared op.
+    #[arg(long, value_name = "NAME")]
+    pub op: Vec<String>,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }

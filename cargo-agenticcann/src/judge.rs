@@ -33,6 +33,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
     let mut options = EvalOptions {
         seed: args.seed,
         keep_scratch: args.keep_scratch,
+        derive_reference: !args.no_reference,
         ..EvalOptions::default()
     };
     options.run_limits.wall = Duration::from_secs(args.timeout);

@@ -14,6 +14,8 @@
 //!   each evaluation.
 //! - `synth`: the offline proposer's kernel (or the eager baseline) for an op, judged, with
 //!   its cost-model times and the ratio vs eager; `--out DIR` writes the entry.
+//! - `status`, `verify`, `push`, `fetch`: the crate's entries as a build finds them, re-judged,
+//!   and moved to and from the remote store ([`store`]).
 //!
 //! With `--message-format json` each prints the serde types of [`messages`] (the JSON
 //! schema). Exit statuses ([`exit`]): 0 ok, 1 rejected/invalid/infeasible, 2 usage errors or
@@ -38,6 +40,7 @@ mod knowledge;
 mod messages;
 mod report;
 mod select;
+mod store;
 mod synth;
 
 use std::process::ExitCode;
@@ -52,6 +55,10 @@ fn main() -> ExitCode {
         cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
         cli::Command::Judge(a) => judge::run(&a),
         cli::Command::Synth(a) => synth::run(&a),
+        cli::Command::Status(a) => store::status(&a),
+        cli::Command::Verify(a) => store::verify(&a),
+        cli::Command::Push(a) => store::push(&a),
+        cli::Command::Fetch(a) => store::fetch(&a),
     };
     match result {
         Ok(status) => status.into(),

@@ -10,6 +10,8 @@
 //! | `synth`            | one [`SynthFused`]; `--eager`: one [`SynthEager`] |
 //! | `knowledge show`   | one [`KnowledgeShow`]                    |
 //! | `knowledge check`  | one [`KnowledgeCheck`], or [`KnowledgeLoadFailed`] |
+//! | `status`, `push`, `fetch` | one [`StoreOp`] per op            |
+//! | `verify`           | one [`VerifyOp`] per op                  |
 //!
 //! A new subcommand adds its message type here and prints it with [`emit`].
 
@@ -382,4 +384,46 @@ pub struct KnowledgeLoadFailed {
     pub root: String,
     /// Every problem.
     pub problems: Vec<KnowledgeProblem>,
+}
+
+// ---- status, push, fetch, verify ------------------------------------------------------
+
+/// One declared op as the store sees it (`status`), or what `push` / `fetch` did with it.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoreOp {
+    /// The op's name.
+    pub op: String,
+    /// Its content key (hex).
+    pub key: String,
+    /// Where its entry is: `crate` (the crate's kernels folder), `cache` (the user cache),
+    /// `remote <url>` (fetched now), or `none`.
+    pub source: String,
+    /// The entry's folder, when there is one that loads.
+    pub entry: Option<String>,
+    /// The entry's proposer (`hand`, `offline`, `llm`, `replay`).
+    pub proposer: Option<String>,
+    /// The lock state (`status` only; empty otherwise): `pinned`, `unpinned`, `stale (…)`,
+    /// `MISMATCH (…)`, `pinned, entry missing`.
+    pub lock: String,
+    /// What is wrong (an entry that does not load, a refused upload, a remote miss).
+    pub problem: Option<String>,
+    /// `push`: `pushed`; `fetch`: `fetched` or `present` (already local); `status`: null.
+    pub action: Option<String>,
+}
+
+/// One op's entry re-judged by `verify`.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifyOp<'a> {
+    /// The op's name.
+    pub op: String,
+    /// Its content key (hex).
+    pub key: String,
+    /// The lock state, as in [`StoreOp::lock`].
+    pub lock: String,
+    /// Accepted by the judge and, when pinned, the pinned entry.
+    pub accepted: bool,
+    /// Why there was no evaluation (no entry, an entry that does not load).
+    pub problem: Option<String>,
+    /// The judge's evaluation.
+    pub evaluation: Option<&'a Evaluation>,
 }

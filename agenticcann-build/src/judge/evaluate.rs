@@ -53,6 +53,15 @@ pub struct EvalOptions {
     /// Known times of another kernel per declared shape (dims, µs), for the
     /// impossible-speedup check.
     pub reference_times: Vec<(BTreeMap<String, u64>, f64)>,
+    /// Names the source of `reference_times` in the `impossible_speedup` message (default
+    /// "the reference").
+    pub reference_name: String,
+    /// When `reference_times` is empty, have the judge derive its own reference points
+    /// ([`reference_times`](super::reference::reference_times): the offline proposer's
+    /// kernel, else the eager baseline; computed once per op and toolchain and cached).
+    /// Default false: a library caller opts in; `cargo agenticcann judge` and `evolve` turn it
+    /// on.
+    pub derive_reference: bool,
     /// Largest plausible speedup over `reference_times` (default 20).
     pub max_speedup: f64,
     /// Candidates evaluated at once by [`evaluate_many`] (default: available cores).
@@ -75,6 +84,8 @@ impl Default for EvalOptions {
             max_workspace_bytes: 1 << 30,
             isolate_network: true,
             reference_times: Vec::new(),
+            reference_name: "the reference".into(),
+            derive_reference: false,
             max_speedup: 20.0,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
@@ -137,13 +148,18 @@ pub fn evaluate_sources(
     if !policy.is_empty() {
         return Ok(stages::rejected(op, seed, policy, policy_ms));
     }
-    let prepared = Prepared::new(
-        op,
-        &EvalOptions {
-            seed: Some(seed),
-            ..options.clone()
-        },
-    )?;
+    let mut options = EvalOptions {
+        seed: Some(seed),
+        ..options.clone()
+    };
+    if options.derive_reference && options.reference_times.is_empty() {
+        if let Some(r) = super::reference::reference_times(op, &options)? {
+            options.reference_times = r.times;
+            options.reference_name = r.source.describe().into();
+        }
+    }
+    let options = &options;
+    let prepared = Prepared::new(op, options)?;
     let mut compiled = compile_checked(&prepared, kernel, tiling, header, false)?;
     let ran = if compiled.ok() {
         Some(run(&prepared, &compiled, &prepared.all())?)

@@ -61,6 +61,7 @@ mod error;
 mod evaluate;
 pub mod policy;
 pub mod profile;
+pub mod reference;
 pub mod report;
 pub mod run;
 pub mod sandbox;

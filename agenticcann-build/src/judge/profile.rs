@@ -160,7 +160,7 @@ pub fn profile_shape(
     block_dim: u32,
     bytes: ShapeBytes,
     soc: &SocProfile,
-    reference_us: Option<f64>,
+    reference: Option<(&str, f64)>,
     max_speedup: f64,
     shape: usize,
 ) -> (ShapeProfile, Vec<Diagnostic>) {
@@ -241,13 +241,13 @@ pub fn profile_shape(
             .number("input_bytes", bytes.input_bytes as f64),
         );
     }
-    if let Some(r) = reference_us {
+    if let Some((name, r)) = reference {
         if time_us > 0.0 && r / time_us > max_speedup {
             d.push(
                 suspect(
                     "impossible_speedup",
                     format!(
-                        "{:.1}x faster than the reference ({r:.3} us → {time_us:.3} us); more than {max_speedup}x is a bug to report, not a result",
+                        "{:.1}x faster than {name} ({r:.3} us → {time_us:.3} us); more than {max_speedup}x is a bug to report, not a result",
                         r / time_us
                     ),
                 )
@@ -306,7 +306,15 @@ mod tests {
             bound: "MTE2".into(),
             ..SimReport::default()
         };
-        let (p, d) = profile_shape(&honest, 48, bytes, &soc(), Some(12.0), 20.0, 0);
+        let (p, d) = profile_shape(
+            &honest,
+            48,
+            bytes,
+            &soc(),
+            Some(("the reference", 12.0)),
+            20.0,
+            0,
+        );
         assert!(d.is_empty(), "{d:?}");
         assert!((p.min_floor_us - (2.0 * 1048576.0 / 1.6e6 + 5.0)).abs() < 1e-9);
         assert!(p.roofline_fraction > 0.6 && p.roofline_fraction <= 1.0);
@@ -324,7 +332,15 @@ mod tests {
         };
         let (_, d) = profile_shape(&sneaky, 48, bytes, &soc(), None, 20.0, 0);
         assert_eq!(d[0].kind, "too_few_bytes");
-        let (_, d) = profile_shape(&honest, 48, bytes, &soc(), Some(1000.0), 20.0, 0);
+        let (_, d) = profile_shape(
+            &honest,
+            48,
+            bytes,
+            &soc(),
+            Some(("the reference", 1000.0)),
+            20.0,
+            0,
+        );
         assert_eq!(d[0].kind, "impossible_speedup");
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0]), 2.5);

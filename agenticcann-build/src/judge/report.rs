@@ -198,7 +198,8 @@ pub enum ShapeOrigin {
     /// Declared in the spec's `shapes`.
     Declared,
     /// A shape the candidate never saw (`reason`: `one`, `tail`, `not_divisible`, `odd`,
-    /// `zero`, `unaligned`).
+    /// `zero`, `unaligned`, and the tiling regimes `many_per_core` — several UB-sized tiles
+    /// per core and a partial one — and `beyond_ub` — one unit of work more than UB holds).
     HeldOut {
         /// Which rule made it.
         reason: String,
@@ -212,7 +213,17 @@ pub enum ShapeOrigin {
 }
 
 impl ShapeOrigin {
-    fn label(&self) -> String {
+    /// The held-out reasons that probe a tiling regime (see
+    /// [`plan_shapes`](super::verify::plan_shapes)): a tiling function may decline them.
+    pub const REGIMES: &'static [&'static str] = &["many_per_core", "beyond_ub"];
+
+    /// Whether this is a regime shape ([`REGIMES`](Self::REGIMES)).
+    pub fn is_regime(&self) -> bool {
+        matches!(self, ShapeOrigin::HeldOut { reason } if Self::REGIMES.contains(&reason.as_str()))
+    }
+
+    /// `declared`, `held-out <reason>`, `stress <scenario>`.
+    pub fn label(&self) -> String {
         match self {
             ShapeOrigin::Declared => "declared".into(),
             ShapeOrigin::HeldOut { reason } => format!("held-out {reason}"),
@@ -236,6 +247,10 @@ pub enum ShapeStatus {
     /// Zero elements: the launch is skipped by contract (no tiling call, no kernel); or an
     /// empty input with non-empty outputs that the tiling function declined (a warning).
     SkippedEmpty,
+    /// A regime shape ([`ShapeOrigin::is_regime`]) the tiling function declined (returned
+    /// non-zero): the kernel does not support these dims, and a launch with them returns an
+    /// error naming them (a warning, not a wrong result).
+    Declined,
 }
 
 /// Error metrics of one output on one shape (compared in f64 against the golden output
@@ -475,6 +490,7 @@ impl Evaluation {
                 ShapeStatus::Error => "ERROR",
                 ShapeStatus::NotRun => "not run",
                 ShapeStatus::SkippedEmpty => "empty",
+                ShapeStatus::Declined => "declined",
             };
             let _ = write!(
                 s,

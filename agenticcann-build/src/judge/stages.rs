@@ -115,6 +115,7 @@ impl Prepared {
                 held_out: options.held_out,
                 stress: options.stress,
                 max_elements: options.max_held_out_elements,
+                ub_bytes: u64::from(soc.ub_bytes),
             },
         );
         let kparams = op.kernel_params();
@@ -575,6 +576,22 @@ pub fn verify(prepared: &Prepared, r: &ShapeRun) -> ShapeCheck {
             .at("tiling.cpp", 0)
             .number("rc", tiling_rc as f64),
         );
+    } else if tiling_rc != 0 && p.plan.origin.is_regime() {
+        // A shape beyond every declared one's regime (several UB-sized tiles per core, a
+        // row longer than UB): declining it is a supported-dims limit, not a wrong result.
+        d.push(
+            Diagnostic::warning(
+                Stage::Run,
+                "tiling_rejected",
+                format!(
+                    "the tiling function declined {} ({}; returned {tiling_rc}): launches with these dims fail with an error, and the kernel's path for them is not judged",
+                    dims_text(),
+                    p.plan.origin.label()
+                ),
+            )
+            .at("tiling.cpp", 0)
+            .number("rc", tiling_rc as f64),
+        );
     } else if tiling_rc != 0 {
         d.push(
             Diagnostic::error(
@@ -695,6 +712,8 @@ pub fn verify(prepared: &Prepared, r: &ShapeRun) -> ShapeCheck {
     }
     check.result.status = if tiling_rc != 0 && p.degenerate {
         ShapeStatus::SkippedEmpty
+    } else if tiling_rc != 0 && p.plan.origin.is_regime() {
+        ShapeStatus::Declined
     } else if check.has_error(Stage::Run) {
         ShapeStatus::Error
     } else if check.has_error(Stage::Verify) {
@@ -723,7 +742,7 @@ pub fn profile(prepared: &Prepared, r: &ShapeRun, check: &mut ShapeCheck) {
         .reference_times
         .iter()
         .find(|(d, _)| *d == p.dims && p.plan.origin == ShapeOrigin::Declared)
-        .map(|(_, t)| *t);
+        .map(|(_, t)| (prepared.options.reference_name.as_str(), *t));
     let (profile, diags) = prof::profile_shape(
         rep,
         check.result.block_dim,

@@ -31,7 +31,7 @@ use ndarray::ArrayD;
 
 use super::report::{Diagnostic, Mismatch, OutputMetrics, ShapeOrigin, Stage};
 use crate::spec::init::input_rng;
-use crate::spec::{Dtype, Init, OpSpec, Tolerance};
+use crate::spec::{Dim, Dtype, Init, OpSpec, Tolerance};
 
 /// Which shapes to run besides the declared ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +43,9 @@ pub struct ShapeOptions {
     /// Largest total element count (over all inputs and outputs) of a held-out or stress
     /// shape; declared shapes always run.
     pub max_elements: u64,
+    /// Unified Buffer bytes per vector core (the SoC profile's `ub_bytes`), for the
+    /// regime shapes that no tile of a correct kernel can hold at once (`0`: none).
+    pub ub_bytes: u64,
 }
 
 /// One shape to run.
@@ -76,6 +79,113 @@ pub fn total_elements(op: &OpSpec, binding: &HashMap<String, usize>) -> u64 {
                 .fold(0u64, u64::saturating_add)
         })
         .unwrap_or(u64::MAX)
+}
+
+/// Total bytes over the kernel's tensors under `binding` (`u64::MAX` when it does not bind).
+fn total_bytes(op: &OpSpec, binding: &HashMap<String, usize>) -> u64 {
+    let Ok(shapes) = op.tensor_shapes(binding) else {
+        return u64::MAX;
+    };
+    op.kernel_params()
+        .iter()
+        .map(|p| {
+            shapes.get(p.name).map_or(0, |s| {
+                s.iter().fold(p.decl.dtype.size_bytes() as u64, |a, &d| {
+                    a.saturating_mul(d as u64)
+                })
+            })
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The regime shapes of dimension `d` (issue 13 D.10): shapes that reach the paths of a
+/// kernel's tiling that small declared shapes do not, whatever that tiling is, from the one
+/// fact every tiling obeys — a tile fits in the Unified Buffer. With `u` = the units of `d`
+/// whose tensor bytes fill one core's UB (the other dims as in the largest declared shape):
+/// - `many_per_core` (when `d` is the outermost axis of a tensor, the one cores split):
+///   `d = cores·k + 1` with `k = 2u + 1` units per core (fewer when the
+///   element cap says so, but more than any declared shape gives a core): every core runs
+///   several full tiles and one core a partial one, and the count is just above a multiple
+///   of the core count;
+/// - `beyond_ub` (when `d` is the innermost axis of a tensor): `d = u + 1` with the other dims at their smallest declared values: one
+///   unit of work more than UB holds (for a row dim of a row kernel, a row longer than any
+///   tile), when that is longer than every declared value of `d`.
+fn regime_shapes(
+    op: &OpSpec,
+    d: &str,
+    cores: u32,
+    opts: &ShapeOptions,
+) -> Vec<(&'static str, HashMap<String, usize>)> {
+    let cores = cores.max(1) as u64;
+    let mut out = Vec::new();
+    // Which axis `d` is in the kernel's tensors: cores split the outermost axis of a row
+    // view; the innermost axis is a row's length.
+    let axis_of = |pick: fn(&[Dim]) -> Option<&Dim>| {
+        op.kernel_params()
+            .iter()
+            .any(|p| matches!(pick(&p.decl.shape.dims), Some(Dim::Named(n)) if n == d))
+    };
+    let outermost = axis_of(|v| v.first());
+    let innermost = axis_of(|v| v.last());
+    let declared_max = op
+        .shapes
+        .iter()
+        .filter_map(|b| b.get(d).copied())
+        .max()
+        .unwrap_or(0) as u64;
+    let per_unit = |base: &HashMap<String, usize>| -> u64 {
+        let mut one = base.clone();
+        one.insert(d.to_string(), 1);
+        let mut two = base.clone();
+        two.insert(d.to_string(), 2);
+        total_bytes(op, &two).saturating_sub(total_bytes(op, &one))
+    };
+    let elements = |b: &HashMap<String, usize>| total_elements(op, b);
+    // many_per_core, from the largest declared shape within the cap.
+    if let Some(base) = outermost.then_some(()).and(
+        op.shapes
+            .iter()
+            .filter(|b| total_elements(op, b) <= opts.max_elements)
+            .max_by_key(|b| total_elements(op, b)),
+    ) {
+        let unit = per_unit(base);
+        if unit > 0 {
+            let u = (opts.ub_bytes / unit).max(1);
+            let declared_per_core = declared_max.div_ceil(cores);
+            let mut k = 2 * u + 1;
+            let shape_with = |k: u64| {
+                let mut b = base.clone();
+                b.insert(d.to_string(), (cores * k + 1) as usize);
+                b
+            };
+            if elements(&shape_with(k)) > opts.max_elements {
+                // Largest k within the cap: elements grow linearly in k.
+                let e1 = elements(&shape_with(1));
+                let e2 = elements(&shape_with(2));
+                let step = e2.saturating_sub(e1).max(1);
+                k = if opts.max_elements >= e1 {
+                    1 + (opts.max_elements - e1) / step
+                } else {
+                    0
+                };
+            }
+            if k > declared_per_core.max(1) && elements(&shape_with(k)) <= opts.max_elements {
+                out.push(("many_per_core", shape_with(k)));
+            }
+        }
+    }
+    // beyond_ub, from the smallest declared shape.
+    let base = op.smallest_shape();
+    let unit = per_unit(base);
+    if innermost && unit > 0 {
+        let v = opts.ub_bytes / unit + 1;
+        let mut b = base.clone();
+        b.insert(d.to_string(), v as usize);
+        if v > declared_max && elements(&b) <= opts.max_elements {
+            out.push(("beyond_ub", b));
+        }
+    }
+    out
 }
 
 /// Stress shapes are compared at this multiple of the op's `atol` and `rtol`.
@@ -147,6 +257,22 @@ pub fn plan_shapes(op: &OpSpec, cores: u32, opts: &ShapeOptions) -> Vec<PlannedS
                     },
                     stress: None,
                 });
+            }
+        }
+        if opts.ub_bytes > 0 {
+            for d in &named {
+                for (reason, b) in regime_shapes(op, d, cores, opts) {
+                    if out.iter().any(|p| p.binding == b) {
+                        continue;
+                    }
+                    out.push(PlannedShape {
+                        binding: b,
+                        origin: ShapeOrigin::HeldOut {
+                            reason: reason.to_string(),
+                        },
+                        stress: None,
+                    });
+                }
             }
         }
     }
@@ -639,6 +765,7 @@ mod tests {
                 held_out: true,
                 stress: true,
                 max_elements: 1 << 20,
+                ub_bytes: 0,
             },
         );
         let rows: Vec<(usize, String)> = plan
@@ -676,11 +803,74 @@ mod tests {
                 held_out: true,
                 stress: false,
                 max_elements: 1000,
+                ub_bytes: 0,
             },
         );
         assert!(big.iter().all(|p| p.binding["rows"] * 128 <= 1000
             || p.origin == ShapeOrigin::Declared
             || p.binding["rows"] == 0));
+    }
+
+    #[test]
+    fn regime_shapes_reach_several_tiles_per_core_and_rows_beyond_ub() {
+        let o = op("[package.metadata.agenticcann.ops.rms]\ninputs = { x = \"f32[rows, cols]\" }\noutputs = { y = \"f32[rows, cols]\" }\nreference = \"y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + 1e-6)\"\nshapes = [{ rows = 4, cols = 64 }, { rows = 300, cols = 64 }]");
+        let opts = ShapeOptions {
+            held_out: true,
+            stress: false,
+            max_elements: 1 << 22,
+            ub_bytes: 196_608,
+        };
+        let plan = plan_shapes(&o, 48, &opts);
+        let of = |reason: &str| {
+            let found: Vec<_> = plan
+                .iter()
+                .filter(|p| {
+                    p.origin
+                        == ShapeOrigin::HeldOut {
+                            reason: reason.into(),
+                        }
+                })
+                .map(|p| (p.binding["rows"], p.binding["cols"]))
+                .collect();
+            assert!(found.len() <= 1, "{reason}: {found:?}");
+            found.first().copied()
+        };
+        // rows (the outermost axis, split over cores), from the largest declared shape: one
+        // row of x and y is 512 bytes, so 384 rows fill a core's UB. Twice that per core plus
+        // one exceeds the 2^22-element cap (2 tensors × 64 columns), so k is the largest that
+        // fits: rows = 48·k + 1 ≤ 2^22 / 128, and more per core than any declared shape.
+        let (many, cols) = of("many_per_core").expect("many_per_core planned");
+        assert_eq!(cols, 64);
+        assert_eq!((many - 1) % 48, 0);
+        let k = (many - 1) / 48;
+        assert!(k > 300usize.div_ceil(48));
+        assert!(
+            many * 128 <= 1 << 22 && (many + 48) * 128 > 1 << 22,
+            "{many}"
+        );
+        // cols (the innermost axis), from the smallest declared shape: 4 rows × 2 tensors ×
+        // 4 bytes = 32 bytes per column, 6144 columns fill UB; one more.
+        assert_eq!(of("beyond_ub"), Some((4, 6145)));
+        // Without the UB size, no regime shapes (the plan other callers had).
+        let plain = plan_shapes(
+            &o,
+            48,
+            &ShapeOptions {
+                ub_bytes: 0,
+                ..opts
+            },
+        );
+        assert_eq!(plain.len() + 2, plan.len());
+        // A small cap leaves them out rather than exceeding it.
+        let capped = plan_shapes(
+            &o,
+            48,
+            &ShapeOptions {
+                max_elements: 20_000,
+                ..opts
+            },
+        );
+        assert!(capped.iter().all(|p| !p.origin.is_regime()));
     }
 
     #[test]
@@ -693,6 +883,7 @@ mod tests {
                 held_out: false,
                 stress: true,
                 max_elements: 1 << 20,
+                ub_bytes: 0,
             },
         );
         let large = plan
