@@ -40,6 +40,10 @@ pub enum Command {
     /// judge and write it in the store layout.
     #[command(long_about = SYNTH_LONG_ABOUT)]
     Synth(SynthArgs),
+    /// Generation 1 of the evolution loop: a tool-using LLM agent (or an external coding
+    /// agent) writes kernels for the ops, judged until one is accepted.
+    #[command(long_about = crate::evolve::LONG_ABOUT)]
+    Evolve(crate::evolve::EvolveArgs),
 }
 
 const SYNTH_LONG_ABOUT: &str = "\

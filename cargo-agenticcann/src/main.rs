@@ -32,6 +32,7 @@
 
 mod check;
 mod cli;
+mod evolve;
 mod exit;
 mod judge;
 mod knowledge;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
         cli::Command::Judge(a) => judge::run(&a),
         cli::Command::Synth(a) => synth::run(&a),
+        cli::Command::Evolve(a) => evolve::run(&a),
     };
     match result {
         Ok(status) => status.into(),
