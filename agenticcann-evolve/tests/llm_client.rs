@@ -676,3 +676,31 @@ fn settings_from_the_environment_drive_the_client() {
         Some(format!("Bearer {KEY}").as_str())
     );
 }
+
+#[test]
+fn parallel_callers_see_one_auto_decision() {
+    let block = "```json\n{\"tool\": \"submit\", \"arguments\": {}}\n```";
+    let mut steps = vec![Step::status(
+        400,
+        "{\"error\": \"tools are not supported\"}",
+    )];
+    steps.extend((0..4).map(|_| Step::slow(Duration::from_millis(50), Step::text(block, 10, 2))));
+    let server = ScriptedServer::start(steps).unwrap();
+    let m = AutoProtocol::new(client(&server, fast()));
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let m = &m;
+            s.spawn(move || {
+                let r = m.chat(&request(&format!("job {i}"))).unwrap();
+                assert_eq!(r.message.tool_calls[0].name, "submit");
+            });
+        }
+    });
+    let got = server.requests();
+    assert_eq!(got.len(), 5);
+    let with_tools = got
+        .iter()
+        .filter(|g| g.json().get("tools").is_some())
+        .count();
+    assert_eq!(with_tools, 1, "only the first call tries native tools");
+}

@@ -364,3 +364,28 @@ fn open_and_open_replay_stack_the_protocol_over_the_recording() {
         .unwrap_err();
     assert!(matches!(e, LlmError::NotRecorded { .. }), "{e}");
 }
+
+#[test]
+fn the_auto_fallback_replays_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        Step::status(400, "{\"error\": \"this model does not support tools\"}"),
+        Step::text(
+            "```json\n{\"tool\": \"compile\", \"arguments\": {}}\n```",
+            20,
+            3,
+        ),
+    ])
+    .unwrap();
+    let client = LlmClient::new(&server.base_url(), None, options()).unwrap();
+    let live_model = AutoProtocol::new(Recorder::new(client, tmp.path()).unwrap());
+    let req = base("Write the add kernel.");
+    let live = live_model.chat(&req).unwrap();
+    assert_eq!(live.message.tool_calls[0].name, "compile");
+    drop(server);
+    // Both the rejected native request and the text request are in the recording.
+    assert_eq!(files(tmp.path()).len(), 2);
+    let replay = AutoProtocol::new(Replayer::open(tmp.path()).unwrap());
+    assert_eq!(replay.chat(&req).unwrap(), live);
+    assert_eq!(replay.decided(), live_model.decided());
+}

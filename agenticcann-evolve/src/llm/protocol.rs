@@ -394,10 +394,14 @@ const NATIVE: u8 = 1;
 const TEXT: u8 = 2;
 
 /// Native first, text once the server shows it cannot do tools (see the module docs).
+///
+/// While undecided, calls with tools run one at a time, so parallel callers see one
+/// decision (and a replay of a parallel run meets the same requests).
 #[derive(Debug)]
 pub struct AutoProtocol<M> {
     inner: M,
     mode: AtomicU8,
+    deciding: std::sync::Mutex<()>,
 }
 
 impl<M: ChatModel> AutoProtocol<M> {
@@ -406,6 +410,7 @@ impl<M: ChatModel> AutoProtocol<M> {
         AutoProtocol {
             inner,
             mode: AtomicU8::new(UNDECIDED),
+            deciding: std::sync::Mutex::new(()),
         }
     }
 
@@ -448,6 +453,12 @@ impl<M: ChatModel> ChatModel for AutoProtocol<M> {
         }
         if req.tools.is_empty() || mode == NATIVE {
             return self.inner.chat(req);
+        }
+        let _one_at_a_time = self.deciding.lock().unwrap_or_else(|p| p.into_inner());
+        match self.mode.load(Ordering::SeqCst) {
+            TEXT => return self.text(req),
+            NATIVE => return self.inner.chat(req),
+            _ => {}
         }
         match self.inner.chat(req) {
             Err(e) if rejects_tools(&e) => self.text(req),
