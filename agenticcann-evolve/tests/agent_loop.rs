@@ -496,4 +496,20 @@ fn knowledge_tools_answer_by_mode() {
         "{}",
         refused.text
     );
+    let mut none = Workbench::new(
+        &op,
+        &kb,
+        pattern,
+        KnowledgeMode::None,
+        EvalOptions::default(),
+        None,
+    );
+    let refused = none.call(&ToolCall::LookupApi("DataCopy".into())).unwrap();
+    assert!(
+        refused
+            .text
+            .contains("not available in knowledge mode `none`"),
+        "{}",
+        refused.text
+    );
 }

@@ -7,8 +7,8 @@
 //! agc-compile           policy + compile of kernel.cpp, tiling.cpp, tiling_fields.txt here
 //! agc-run-tests         + run on the declared shapes
 //! agc-submit            the full judge; exit 0 = accepted (the task ends)
-//! agc-read-knowledge ID a knowledge chunk or exemplar file
-//! agc-lookup-api NAME   an API card or the simulator's declaration
+//! agc-read-knowledge ID a knowledge chunk or exemplar file (not in knowledge mode none)
+//! agc-lookup-api NAME   an API card or the simulator's declaration (not in mode none)
 //! .agc/                 the tools' request and response folders
 //! ```
 //!
@@ -145,6 +145,9 @@ pub fn prepare_work_folder(
     std::fs::write(work.join("KNOWLEDGE.md"), knowledge).map_err(|e| io("write", work, e))?;
     write_exe(&q.join("call"), CALL_SCRIPT)?;
     for (exe, tool, what) in TOOLS {
+        if matches!(tool, "read_knowledge" | "lookup_api") && !bench.mode().has_knowledge_tools() {
+            continue;
+        }
         write_exe(
             &work.join(exe),
             &format!(

@@ -175,19 +175,29 @@ pub fn system_prompt(style: ToolStyle, mode: KnowledgeMode) -> String {
             if mode.has_knowledge_tools() {
                 t.push_str(
                     " `lookup_api(name)` returns the API card or the simulator's declaration of an Ascend C name; \
-                     `read_knowledge(id)` returns a knowledge chunk or an exemplar file by id.",
+                     `read_knowledge(id)` returns a knowledge chunk or an exemplar file by id (the exemplar files \
+                     the knowledge names, `L5.<pattern>.kernel`, `.tiling`, `.spec`, are read with it).",
                 );
             }
             t
         }
         ToolStyle::Executables => {
-            "Tools are executables in the current folder. Write `kernel.cpp`, `tiling.cpp` and \
-             `tiling_fields.txt` (the tiling struct, one `type name` per line) here, then run \
-             `./agc-compile` (policy + compile: diagnostics), `./agc-run-tests` (run on the declared \
-             shapes) and `./agc-submit` (the full judge; exit 0 = accepted, which ends the task). \
-             `./agc-read-knowledge ID` prints a knowledge chunk or exemplar file. Each tool call \
-             counts as a step; the tools refuse to run once the step limit is reached."
-                .to_string()
+            let mut t = String::from(
+                "Tools are executables in the current folder (also on PATH). Write `kernel.cpp`, `tiling.cpp` and \
+                 `tiling_fields.txt` (the tiling struct, one `type name` per line) here, then run \
+                 `./agc-compile` (policy + compile: diagnostics), `./agc-run-tests` (run on the declared \
+                 shapes) and `./agc-submit` (the full judge; exit 0 = accepted, which ends the task).",
+            );
+            if mode.has_knowledge_tools() {
+                t.push_str(
+                    " `./agc-read-knowledge ID` prints a knowledge chunk or an exemplar file; \
+                     `./agc-lookup-api NAME` the API card or the simulator's declaration of a name.",
+                );
+            }
+            t.push_str(
+                " Each tool call counts as a step; the tools refuse to run once the step limit is reached.",
+            );
+            t
         }
     };
     format!(

@@ -416,6 +416,15 @@ impl<'a> Workbench<'a> {
     /// cache): the loop stops.
     pub fn call(&mut self, call: &ToolCall) -> Result<ToolOutcome, JudgeError> {
         let t = Instant::now();
+        if matches!(call, ToolCall::LookupApi(_) | ToolCall::ReadKnowledge(_))
+            && !self.mode.has_knowledge_tools()
+        {
+            return Ok(ToolOutcome::text(format!(
+                "{}: not available in knowledge mode `{}`",
+                call.name(),
+                self.mode
+            )));
+        }
         let mut out = match call {
             ToolCall::Compile(s) => self.judge_tool(s, Tool::Compile)?,
             ToolCall::RunTests(s) => self.judge_tool(s, Tool::RunTests)?,
