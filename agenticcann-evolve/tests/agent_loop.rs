@@ -251,6 +251,12 @@ fn malformed_answers_are_failed_steps_with_a_message_back() {
             10,
             1,
         ),
+        call(
+            "run_tests",
+            r#"{"kernel": "kernel.cpp", "tiling": "y", "fields": "uint32_t n"}"#,
+            10,
+            1,
+        ),
         text("I think the kernel is done.", 10, 1),
         Err(LlmError::protocol(
             ProtocolError::SeveralToolBlocks { count: 2 },
@@ -268,11 +274,11 @@ fn malformed_answers_are_failed_steps_with_a_message_back() {
     ]);
     let run = run_agent(&op, &kb, &model, &config()).unwrap();
     assert_eq!(run.stop, StopReason::Accepted, "{:#?}", run.step_records);
-    assert_eq!(run.steps, 8);
+    assert_eq!(run.steps, 9);
     // No tool call, the protocol error, the truncated body.
     assert_eq!(run.failed_steps, 3);
     // Tokens of the failed protocol call count too.
-    assert_eq!(run.usage.total(), 7 * 11);
+    assert_eq!(run.usage.total(), 8 * 11);
     let last = model.requests().pop().unwrap();
     let tools = tool_texts(&last);
     assert!(tools[0].contains("not valid JSON"), "{}", tools[0]);
@@ -292,6 +298,11 @@ fn malformed_answers_are_failed_steps_with_a_message_back() {
         tools[2]
     );
     assert!(tools[3].contains("not `type name`"), "{}", tools[3]);
+    assert!(
+        tools[4].contains("a file name, but no fenced block labelled `kernel.cpp`"),
+        "{}",
+        tools[4]
+    );
     let users = user_texts(&last);
     assert!(
         users.iter().any(|u| u.contains("has no tool call")),

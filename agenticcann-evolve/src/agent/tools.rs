@@ -161,7 +161,9 @@ impl ToolCall {
     ///
     /// # Errors
     /// [`ToolError`] naming the problem: an unknown tool (with the tools offered in
-    /// `mode`), arguments that are not a JSON object, a missing or non-string argument.
+    /// `mode`), arguments that are not a JSON object, a missing or non-string argument, an
+    /// empty file, or a file name in place of a file (a text-protocol answer whose fenced
+    /// block for that name is missing).
     pub fn parse(name: &str, arguments: &str, mode: KnowledgeMode) -> Result<ToolCall, ToolError> {
         let offered: Vec<&str> = tool_specs(mode).iter().map(|t| t.name).collect();
         if !offered.contains(&name) {
@@ -196,11 +198,32 @@ impl ToolCall {
                 ))),
             }
         };
+        // A file's text, not a file name whose fenced block never came (text protocol).
+        let file = |key: &str| -> Result<String, ToolError> {
+            let v = text(key)?;
+            let t = v.trim();
+            if t.is_empty() {
+                return Err(ToolError(format!(
+                    "argument `{key}` of `{name}` is empty; send the complete file"
+                )));
+            }
+            let looks_like_name = !t.contains(char::is_whitespace)
+                && [".cpp", ".cc", ".h", ".txt", ".toml"]
+                    .iter()
+                    .any(|x| t.ends_with(x));
+            if looks_like_name {
+                return Err(ToolError(format!(
+                    "argument `{key}` of `{name}` is `{t}`, a file name, but no fenced block labelled `{t}` \
+                     came with the call; send the file's complete text"
+                )));
+            }
+            Ok(v)
+        };
         let sources = || -> Result<Sources, ToolError> {
             Ok(Sources {
-                kernel: text("kernel")?,
-                tiling: text("tiling")?,
-                fields: text("fields")?,
+                kernel: file("kernel")?,
+                tiling: file("tiling")?,
+                fields: file("fields")?,
             })
         };
         Ok(match name {
