@@ -251,7 +251,7 @@ pub fn rendered(
 }
 
 /// The repair knowledge of `kinds` in `mode`, and the chunks it used (id, digest):
-/// `full`: [`assemble`]`(Repair, pattern, kinds)` (the L2 rules for the kinds and the
+/// `full`: [`assemble()`]`(Repair, pattern, kinds)` (the L2 rules for the kinds and the
 /// pattern's L5 skeleton); `api+constraints`: the L2 rules for the kinds alone; `api`,
 /// `none`: nothing. Kinds the registry does not know are left out.
 pub fn repair_knowledge(

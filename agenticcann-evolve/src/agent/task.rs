@@ -14,7 +14,7 @@ use crate::knowledge::{assemble, tokens, AssembleError, KnowledgeBase, Level, Ph
 /// How much of the knowledge base the agent gets (the published ablations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum KnowledgeMode {
-    /// The phase assembly ([`assemble`]): Init = L0–L4 of the pattern + its L5 skeleton,
+    /// The phase assembly ([`assemble()`]): Init = L0–L4 of the pattern + its L5 skeleton,
     /// repair knowledge (L2 by diagnostic kind + the L5 skeleton) in tool results, every
     /// chunk readable.
     #[default]
@@ -352,7 +352,7 @@ pub fn task_text(
 /// with its chunk ids and digests.
 ///
 /// # Errors
-/// [`AssembleError`] from [`assemble`] (not expected for an Init prompt).
+/// [`AssembleError`] from [`assemble()`] (not expected for an Init prompt).
 pub fn build_task(
     op: &OpSpec,
     kb: &KnowledgeBase,

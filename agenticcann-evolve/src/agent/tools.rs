@@ -5,8 +5,8 @@
 //!
 //! | tool | call | result |
 //! |---|---|---|
-//! | `compile(kernel, tiling, fields)` | [`judge::check_policy`] + [`judge::compile`] | diagnostics |
-//! | `run_tests(kernel, tiling, fields)` | + [`judge::run`] on the declared shapes, [`judge::verify`], [`judge::profile`] | diagnostics, per-shape table, profile |
+//! | `compile(kernel, tiling, fields)` | [`judge::check_policy`] + [`judge::compile()`] | diagnostics |
+//! | `run_tests(kernel, tiling, fields)` | + [`judge::run()`] on the declared shapes, [`judge::verify()`], [`judge::profile()`] | diagnostics, per-shape table, profile |
 //! | `submit(kernel, tiling, fields)` | [`judge::evaluate`]: declared, held-out and stress shapes, profile | the verdict, diagnostics, table, profile |
 //! | `lookup_api(name)` | the L4 card naming it, else the simulator's declaration | text |
 //! | `read_knowledge(id)` | [`KnowledgeBase::read`] | text |
