@@ -158,3 +158,46 @@ fn an_agent_that_exits_without_submitting_is_reported_and_its_files_judged() {
         s => panic!("{s:?}"),
     }
 }
+
+#[test]
+fn what_the_agent_leaves_running_is_killed_with_it() {
+    let kb = KnowledgeBase::embedded().unwrap();
+    let op = op();
+    let dir = scratch("external-leftover");
+    let script = dir.join("agent.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nsleep 600 &\necho $! > bg.pid\nexit 0\n",
+    )
+    .unwrap();
+    let work = dir.join("w");
+    let run = run_external(
+        &op,
+        &kb,
+        &format!("sh {}", script.display()),
+        &config(),
+        Some(&work),
+    )
+    .unwrap();
+    assert!(
+        matches!(run.stop, StopReason::AgentExited(_)),
+        "{:?}",
+        run.stop
+    );
+    let pid = std::fs::read_to_string(work.join("bg.pid")).unwrap();
+    let stat = PathBuf::from("/proc").join(pid.trim()).join("stat");
+    // Gone, or a zombie waiting for its new parent to reap it.
+    let mut alive = true;
+    for _ in 0..100 {
+        alive = std::fs::read_to_string(&stat).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        });
+        if !alive {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive, "the background `sleep` {} still runs", pid.trim());
+}

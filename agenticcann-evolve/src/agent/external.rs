@@ -206,11 +206,15 @@ fn read_sources(dir: &Path, tool: &str) -> Result<Sources, String> {
     })
 }
 
+/// Kills the agent's process group (the group [`run_external`] created for it, whose id is
+/// the agent's pid) and reaps the agent.
 fn kill_group(child: &mut Child) {
     #[cfg(unix)]
     {
         let pid = child.id() as i32;
-        // SAFETY: kill(2) on the process group this function's caller created for the child.
+        // SAFETY: kill(2) has no memory effects; the target is the process group created
+        // for the agent (`process_group(0)`), not yet reaped when the agent is still
+        // running, or holding only the agent's leftovers.
         unsafe {
             libc::kill(-pid, libc::SIGKILL);
         }
@@ -416,6 +420,8 @@ pub fn run_external(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    // Whatever the agent left running in its process group goes with it.
+    kill_group(&mut child);
     let _ = std::fs::write(q.join("closed"), "");
     // The files it left: judged once when they were never submitted.
     if let Ok(s) = read_sources(&work, "submit") {
