@@ -7,6 +7,8 @@ use agenticcann_evolve::llm::testing::{ScriptedServer, Step};
 use serde_json::{json, Value};
 use snapbox::cmd::{cargo_bin, Command};
 
+mod common;
+
 const MANIFEST: &str = r#"[package]
 name = "evolve-cli"
 version = "0.1.0"
@@ -168,6 +170,10 @@ fn an_external_agent_script_gets_its_kernel_accepted() {
     assert!(Path::new(pending).join("manifest.toml").is_file());
     assert!(v["offline_time_us"][0]["us"].as_f64().unwrap() > 0.0);
     assert!(v["time_us"][0]["us"].as_f64().unwrap() > 0.0);
+    snapbox::assert_data_eq!(
+        common::structure(&v, &["accepted", "reason", "tool", "knowledge_mode"]),
+        snapbox::file!["snapshots/evolve_op.json": Text]
+    );
 }
 
 #[test]
