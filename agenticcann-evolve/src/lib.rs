@@ -5,12 +5,15 @@
 //! `agenticcann-build` keeps what `build.rs` needs (spec, key, store, codegen, toolchain,
 //! judge, synth); everything here builds on it.
 //!
+//! - [`agent`]: the generation-1 agent: the task, the judge's stages and the knowledge base
+//!   as tools, budgets, knowledge modes, an external coding agent in place of the model.
 //! - [`knowledge`]: the knowledge base (`knowledge/` of the repository, embedded in this
 //!   crate), the pattern router and phase-specific prompts within token budgets.
 //! - [`llm`]: the OpenAI-compatible chat client (tools, retries, settings, tool protocols,
 //!   token accounting) and the recorder/replayer of every exchange.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
 
+pub mod agent;
 pub mod knowledge;
 pub mod llm;
 pub mod suite;

@@ -51,6 +51,10 @@ pub enum Command {
     /// Download the entries the crate lacks from the remote store into the user cache,
     /// verified as a build verifies them.
     Fetch(FetchArgs),
+    /// Generation 1 of the evolution loop: a tool-using LLM agent (or an external coding
+    /// agent) writes kernels for the ops, judged until one is accepted.
+    #[command(long_about = crate::evolve::LONG_ABOUT)]
+    Evolve(crate::evolve::EvolveArgs),
 }
 
 const SYNTH_LONG_ABOUT: &str = "\

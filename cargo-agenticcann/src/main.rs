@@ -34,6 +34,7 @@
 
 mod check;
 mod cli;
+mod evolve;
 mod exit;
 mod judge;
 mod knowledge;
@@ -59,6 +60,7 @@ fn main() -> ExitCode {
         cli::Command::Verify(a) => store::verify(&a),
         cli::Command::Push(a) => store::push(&a),
         cli::Command::Fetch(a) => store::fetch(&a),
+        cli::Command::Evolve(a) => evolve::run(&a),
     };
     match result {
         Ok(status) => status.into(),
