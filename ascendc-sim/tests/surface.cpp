@@ -17,6 +17,7 @@
 #include "kernel_operator_list_tensor_intf.h"
 #include "securec.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
 #include "tikicpulib.h"
 
 using namespace AscendC;
@@ -503,6 +504,46 @@ __aicore__ void gather_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   yg.SetValue(96, float(kept));
 }
 
+// Gatherb: y blocks 0..7 = x blocks 7..0 (uint32 view); WaitPreTaskEnd/SetNextTaskStart.
+__aicore__ void gatherb_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  WaitPreTaskEnd();
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, offb;
+  pipe.InitBuffer(ib, 256);
+  pipe.InitBuffer(ob, 256);
+  pipe.InitBuffer(offb, 32);
+  GlobalTensor<uint32_t> xg, yg;
+  xg.SetGlobalBuffer((__gm__ uint32_t*)x);
+  yg.SetGlobalBuffer((__gm__ uint32_t*)y);
+  LocalTensor<uint32_t> s = ib.Get<uint32_t>(), o = ob.Get<uint32_t>();
+  LocalTensor<int32_t> off = offb.Get<int32_t>();
+  DataCopy(s, xg, 64);
+  CreateVecIndex(off, int32_t(0), 8);
+  Muls(off, off, int32_t(-32), 8);
+  Adds(off, off, int32_t(224), 8);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Gatherb(o, s, off.ReinterpretCast<uint32_t>(), 1, {1, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  SetNextTaskStart();
+}
+
+__aicore__ void gatherb_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, offb;
+  pipe.InitBuffer(ib, 256);
+  pipe.InitBuffer(ob, 256);
+  pipe.InitBuffer(offb, 32);
+  LocalTensor<uint32_t> s = ib.Get<uint32_t>(), o = ob.Get<uint32_t>();
+  LocalTensor<int32_t> off = offb.Get<int32_t>();
+  Duplicate(s, uint32_t(7), 64);
+  CreateVecIndex(off, int32_t(0), 8);
+  Muls(off, off, int32_t(16), 8);  // half-block offsets
+  Gatherb(o, s, off.ReinterpretCast<uint32_t>(), 1, {1, 8});  // expect: ub_out_of_range
+}
+
 __aicore__ void gather_out_of_range(GM_ADDR x, GM_ADDR, GM_ADDR) {
   TPipe pipe;
   TBuf<TPosition::VECCALC> ib, ob, offb;
@@ -727,6 +768,13 @@ bool check_gather(const float* y) {
     if (!near(y[64 + i], xval(2 * i))) return false;
   return near(y[96], 32);
 }
+bool check_gatherb(const float* y) {
+  for (uint32_t b = 0; b < 8; b++)
+    for (uint32_t e = 0; e < 8; e++)
+      if (!near(y[8 * b + e], xval(8 * (7 - b) + e)))
+        return false;
+  return true;
+}
 bool check_log(const float* y) {
   for (uint32_t i = 0; i < kN; i++)
     if (!near(y[i], std::log(xval(i) + 1)) || !near(y[kN + i], std::log2(xval(i) + 1))) return false;
@@ -771,6 +819,8 @@ const Case kCases[] = {
     {"reduce9_ok", reduce9_ok, 1, check_reduce9},
     {"reduce9_classic_order", reduce9_classic_order, 1, nullptr},
     {"gather_ok", gather_ok, 1, check_gather},
+    {"gatherb_ok", gatherb_ok, 1, check_gatherb},
+    {"gatherb_misaligned", gatherb_misaligned, 1, nullptr},
     {"gather_out_of_range", gather_out_of_range, 1, nullptr},
     {"gather_mask_bad_pattern", gather_mask_bad_pattern, 1, nullptr},
     {"log_ok", log_ok, 1, check_log},
@@ -784,6 +834,19 @@ const Case kCases[] = {
 };
 
 }  // namespace
+
+// A custom-op tiling-data class and the plain struct a kernel reads it as.
+BEGIN_TILING_DATA_DEF(SurfaceTiling)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint16_t, tileNum);
+TILING_DATA_FIELD_DEF_ARR(uint32_t, 3, split);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(SurfaceOp, SurfaceTiling)
+struct SurfaceTilingKernel {
+  uint32_t totalLength;
+  uint16_t tileNum;
+  uint32_t split[3];
+};
 
 // The list of x[0, 64) and x[64, 128) (ListTensorDesc layout, 1-D, 64 elements each).
 void fill_list(uint8_t* ws, uint8_t* x) {
@@ -820,14 +883,25 @@ void host_checks(uint8_t* x, uint8_t* y) {
   rc |= aclrtRecordEvent(b1, b);
   rc |= aclrtSynchronizeStream(a);
   rc |= aclrtSynchronizeStream(b);
+  SurfaceTiling t;
+  t.set_totalLength(4096);
+  t.set_tileNum(8);
+  const uint32_t split[3] = {1, 2, 3};
+  t.set_split(split);
+  unsigned char tb[64];
+  SurfaceTilingKernel k{};
+  bool saved = t.SaveToBuffer(tb, sizeof tb);
+  std::memcpy(&k, tb, sizeof k);
+  bool tiling_ok = saved && t.GetDataSize() == sizeof k && k.totalLength == 4096 && k.tileNum == 8 &&
+                   k.split[2] == 3 && !t.SaveToBuffer(tb, 4) && ge::Shape({2, 3, 4}).GetShapeSize() == 24;
   float waited_ms = -1;
   rc |= aclrtEventElapsedTime(&waited_ms, b0, b1);
   std::printf("{\"name\":\"host\",\"aiv\":%u,\"aic\":%u,\"core_num\":%u,\"ub\":%llu,\"soc_910b\":%s,"
               "\"memcpy_ok\":%d,\"memcpy_too_big\":%d,\"memset_ok\":%d,\"memset_too_big\":%d,\"acl_rc\":%d,"
-              "\"bad_flag\":%d,\"waited_ms\":%.9g}\n",
+              "\"bad_flag\":%d,\"waited_ms\":%.9g,\"tiling_ok\":%s}\n",
               p->GetCoreNumAiv(), p->GetCoreNumAic(), p->GetCoreNum(), static_cast<unsigned long long>(ub),
               p->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B ? "true" : "false", cpy_ok, cpy_big,
-              set_ok, set_big, rc, bad_flag, double(waited_ms));
+              set_ok, set_big, rc, bad_flag, double(waited_ms), tiling_ok ? "true" : "false");
   aclrtDestroyEvent(ea);
   aclrtDestroyEvent(b0);
   aclrtDestroyEvent(b1);

@@ -135,6 +135,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "log_ok",
         "list_ok",
         "copy_bypass_ok",
+        "gatherb_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -154,6 +155,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "log_ok",
         "list_ok",
         "copy_bypass_ok",
+        "gatherb_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
@@ -236,6 +238,7 @@ fn host_side_platform_securec_and_events() {
     assert_ne!(b["memset_too_big"], 0, "memset_s past destMax must fail: {b}");
     assert_eq!(b["acl_rc"], 0, "{b}");
     assert_ne!(b["bad_flag"], 0, "an unknown event flag must be rejected: {b}");
+    assert_eq!(b["tiling_ok"], true, "tiling-data class bytes differ from the kernel struct: {b}");
     // B's record after the wait is at least A's kernel time after B's first record.
     let kernel_ms = total_us(result("events_ok")) / 1000.0;
     let waited = b["waited_ms"].as_f64().unwrap();

@@ -202,7 +202,7 @@ inline void gm_scalar_read(CoreContext& c, const void* p, uint64_t bytes, const 
 
 /// Bytes of GM writes a core keeps for the same-bytes test of gm_write_duplicate; writes
 /// beyond it count as different data (gm_write_race when they overlap another core's).
-inline constexpr uint64_t kGmWriteDataCap = 64ull << 20;
+inline constexpr uint64_t kGmWriteDataCap = 8ull << 20;  // per core: at most 384 MiB over 48 cores
 
 /// Records that the current core wrote GM bytes [p, p + bytes) (already in GM: the bytes
 /// are kept for the cross-core same-bytes test), in its current cross-core epoch.

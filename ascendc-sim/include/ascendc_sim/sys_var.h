@@ -76,6 +76,12 @@ inline constexpr T max(T a, T b) {
 }
 }  // namespace Std
 
+/// Cross-launch pipelining hints (a kernel may start before the previous one ends, CANN
+/// "WaitPreTaskEnd" / "SetNextTaskStart"): the simulator runs launches of a stream one
+/// after another, so the previous task has always ended; each costs its scalar issue.
+inline void WaitPreTaskEnd() { ascendc_sim::ctx("WaitPreTaskEnd").rec->scalar(1); }
+inline void SetNextTaskStart() { ascendc_sim::ctx("SetNextTaskStart").rec->scalar(1); }
+
 /// ceil(a / b) for integers (CANN `DivCeil`). b == 0 inside a kernel is
 /// `field_out_of_range`; outside (host tiling code) it returns 0.
 template <typename T, typename U>

@@ -39,6 +39,12 @@ struct GatherMaskParams {
   uint8_t src1RepeatStride = 8;
 };
 
+/// Gatherb repeat parameters (strides in 32-byte blocks).
+struct GatherRepeatParams {
+  uint8_t dstBlkStride = 1;
+  uint8_t dstRepStride = 8;
+};
+
 enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
 inline constexpr GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V1;
 inline constexpr GatherMaskMode defaultGahterMaskMode = defaultGatherMaskMode;  // the reference's old spelling
@@ -199,6 +205,51 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
   auto& c = ascendc_sim::ctx("Gather");
   ascendc_sim::vec::Shape sh = ascendc_sim::vec::bits_shape(c, mask, repeatTime, 256 / sizeof(T), true, "Gather", loc);
   ascendc_sim::gather::gather_elems(dst, src, srcOffset, srcBaseAddr, sh, dstRepStride, "Gather", loc);
+}
+
+/// Gatherb: per repeat 8 whole 32-byte blocks; block b of repeat r comes from src0 at byte
+/// offset offset[8 r + b] (multiple of 32, inside src0) and goes to dst + (r * dstRepStride
+/// + b * dstBlkStride) * 32. 910B types uint16_t / uint32_t (reference). Priced as Gather.
+template <typename T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& offset,
+                    ascendc_sim::U8Arg repeatTime, const GatherRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t>,
+                "Gatherb: uint16_t and uint32_t on Ascend910B");
+  using namespace ascendc_sim;
+  const char* api = "Gatherb";
+  CoreContext& c = ctx(api);
+  uint32_t r = vec::check_repeat(repeatTime.raw, api, loc);
+  auto [sb, se] = check_tensor(c, src0.ref(), "src0", api, loc);
+  (void)sb;
+  if (r == 0) {
+    check_tensor(c, dst.ref(), "dst", api, loc);
+    c.rec->vector(VecClass::Gather, dtype_v<T>, 0, false);
+    return;
+  }
+  if (src0.addr_ % 32) check_operand(c, src0.ref(), src0.addr_, src0.addr_, 32, "src0", api, loc);
+  check_operand(c, offset.ref(), offset.addr_, offset.addr_ + r * 8 * 4, 32, "offset", api, loc);
+  check_initialized(c, offset.addr_, offset.addr_ + r * 8 * 4, "the offsets", api, loc);
+  uint64_t dspan = (uint64_t(r - 1) * p.dstRepStride + 7ull * p.dstBlkStride) * 32 + 32;
+  check_operand(c, dst.ref(), dst.addr_, uint32_t(dst.addr_ + dspan), 32, "dst", api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
+  hz_access(c, Pipe::V, stamp, offset.addr_, offset.addr_ + r * 8 * 4, false, api, loc);
+  hz_access(c, Pipe::V, stamp, src0.addr_, se, false, api, loc);
+  for (uint32_t i = 0; i < r * 8; i++) {
+    uint32_t o;
+    std::memcpy(&o, c.ub + offset.addr_ + i * 4, 4);
+    if (o % 32 || uint64_t(src0.addr_) + o + 32 > se) {
+      fail("ub_out_of_range", api, loc,
+           fmt("offset[%u] = %u names src0 bytes [%u, %u), which are %s (src0 has %u bytes)", i, o, o, o + 32,
+               o % 32 ? "not a 32-byte block" : "outside its buffer", se - src0.addr_),
+           {{"index", double(i)}, {"offset", double(o)}});
+    }
+    uint64_t to = dst.addr_ + (uint64_t(i / 8) * p.dstRepStride + uint64_t(i % 8) * p.dstBlkStride) * 32;
+    uint64_t from = src0.addr_ + o;
+    std::memmove(c.ub + to, c.ub + from, 32);
+    std::memmove(c.shadow + to, c.shadow + from, 32);
+    hz_access(c, Pipe::V, stamp, uint32_t(to), uint32_t(to + 32), true, api, loc);
+  }
+  c.rec->vector(VecClass::Gather, dtype_v<T>, r, false);
 }
 
 /// User-defined pattern.

@@ -58,8 +58,10 @@ pub const TILING_ALLOWED_HEADERS: &[&str] = &[
     "climits",
     "limits",
     "type_traits",
-    // The vendor's host headers ascendc-sim provides (issue 14): platform queries answered
-    // from the SoC profile, and securec's bounded copies.
+    // The vendor's host headers ascendc-sim provides (issue 14): the tiling-data class
+    // macros and ge::Shape, platform queries answered from the SoC profile, and securec's
+    // bounded copies.
+    "tiling/tiling_api.h",
     "tiling/platform/platform_ascendc.h",
     "securec.h",
 ];
