@@ -8,6 +8,8 @@
 //! - [`knowledge`]: the knowledge base (`knowledge/` of the repository, embedded in this
 //!   crate), the pattern router and phase-specific prompts within token budgets.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
+//! - [`bench`]: the benchmark over `tests/bench/suite/` (`cargo agenticcann bench`).
 
+pub mod bench;
 pub mod knowledge;
 pub mod suite;

@@ -40,6 +40,10 @@ pub enum Command {
     /// judge and write it in the store layout.
     #[command(long_about = SYNTH_LONG_ABOUT)]
     Synth(SynthArgs),
+    /// Run the benchmark suite (tests/bench/suite) and write one table of feasibility,
+    /// time, speedup vs the eager recipe and the vendor-fused model, and roofline fraction.
+    #[command(long_about = crate::bench::LONG_ABOUT)]
+    Bench(crate::bench::BenchArgs),
 }
 
 const SYNTH_LONG_ABOUT: &str = "\

@@ -30,6 +30,7 @@
 //!    [`exit::Unavailable`] error for an unreachable LLM or network (exit 3).
 //! 4. `main.rs`: `mod <name>;` and one arm in `main`'s match.
 
+mod bench;
 mod check;
 mod cli;
 mod exit;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         cli::Command::Knowledge(cli::KnowledgeCommand::Check(a)) => knowledge::check(&a),
         cli::Command::Judge(a) => judge::run(&a),
         cli::Command::Synth(a) => synth::run(&a),
+        cli::Command::Bench(a) => bench::run(&a),
     };
     match result {
         Ok(status) => status.into(),
