@@ -90,6 +90,16 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes the report's five files into `out`, each atomically.
+fn write_all(out: &Path, report: &bench::Report) -> Result<()> {
+    write_atomic(&out.join("RESULTS.md"), &bench::markdown(report))?;
+    write_atomic(&out.join("results.json"), &bench::json(report))?;
+    write_atomic(&out.join("speedup.svg"), &bench::speedup_svg(report))?;
+    write_atomic(&out.join("roofline.svg"), &bench::roofline_svg(report))?;
+    write_atomic(&out.join("feasibility.svg"), &bench::feasibility_svg(report))?;
+    Ok(())
+}
+
 /// Runs `bench`.
 ///
 /// # Errors
@@ -129,24 +139,6 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     opts.eval.run_limits.wall = Duration::from_secs(args.timeout);
     opts.eager_eval.run_limits.wall = Duration::from_secs(args.timeout);
     let soc = bench::soc_of(&suite, &opts).context("the judge cannot run")?;
-    let t0 = Instant::now();
-    let n = suite.len();
-    let mut i = 0;
-    let results = bench::run(&suite, &opts, &soc.profile, &mut |r| {
-        i += 1;
-        eprintln!(
-            "[{i}/{n}] {} ({}): {}{}{} — {:.0} s",
-            r.name,
-            r.pattern,
-            r.status.label(),
-            r.speedup_eager
-                .map_or(String::new(), |s| format!(", {s:.2}x vs eager")),
-            r.speedup_vendor
-                .map_or(String::new(), |s| format!(", {s:.2}x vs vendor")),
-            r.wall_s
-        );
-    })
-    .context("the judge cannot run")?;
     let mut command = "cargo agenticcann bench".to_string();
     if let Some(f) = &args.filter {
         command.push_str(&format!(" --filter '{f}'"));
@@ -157,6 +149,46 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     if let Some(o) = &args.out {
         command.push_str(&format!(" --out {}", o.display()));
     }
+    let t0 = Instant::now();
+    let n = suite.len();
+    let mut done: Vec<bench::OpResult> = Vec::new();
+    let mut write_error: Option<anyhow::Error> = None;
+    let results = bench::run(&suite, &opts, &soc.profile, &mut |r| {
+        eprintln!(
+            "[{}/{n}] {} ({}): {}{}{} — {:.0} s",
+            done.len() + 1,
+            r.name,
+            r.pattern,
+            r.status.label(),
+            r.speedup_eager
+                .map_or(String::new(), |s| format!(", {s:.2}x vs eager")),
+            r.speedup_vendor
+                .map_or(String::new(), |s| format!(", {s:.2}x vs vendor")),
+            r.wall_s
+        );
+        done.push(r.clone());
+        // A partial report after every op, so a stopped run still leaves its table.
+        if let (Some(out), true, None) = (&args.out, done.len() < n, &write_error) {
+            let mut meta = Meta::collect(&soc, "offline", &command, t0.elapsed().as_secs_f64());
+            meta.partial = Some(format!(
+                "{} of {n} ops done when this was written; the remaining ops ({}) have not run",
+                done.len(),
+                suite[done.len()..]
+                    .iter()
+                    .map(|s| s.op.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            let report = bench::summarize(done.clone(), meta);
+            if let Err(e) = write_all(out, &report) {
+                write_error = Some(e);
+            }
+        }
+    })
+    .context("the judge cannot run")?;
+    if let Some(e) = write_error {
+        return Err(e);
+    }
     let report = bench::summarize(
         results,
         Meta::collect(&soc, "offline", &command, t0.elapsed().as_secs_f64()),
@@ -164,11 +196,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     let ok = report.ops.iter().all(|o| o.counted());
     match &args.out {
         Some(out) => {
-            write_atomic(&out.join("RESULTS.md"), &bench::markdown(&report))?;
-            write_atomic(&out.join("results.json"), &bench::json(&report))?;
-            write_atomic(&out.join("speedup.svg"), &bench::speedup_svg(&report))?;
-            write_atomic(&out.join("roofline.svg"), &bench::roofline_svg(&report))?;
-            write_atomic(&out.join("feasibility.svg"), &bench::feasibility_svg(&report))?;
+            write_all(out, &report)?;
             let stdout = std::io::stdout();
             let mut o = stdout.lock();
             for p in &report.patterns {

@@ -480,7 +480,18 @@ fn run_op(
         }
     };
     r.candidates = 1;
-    let ev = evaluate(op, &candidate, &opts.eval)?;
+    let ev = match evaluate(op, &candidate, &opts.eval) {
+        Ok(ev) => ev,
+        // The reference cannot be evaluated on a shape the judge planned (a spec the judge
+        // cannot verify): the op's result, not the run's end.
+        Err(e @ JudgeError::Reference { .. }) => {
+            r.status = OpStatus::Infeasible;
+            r.reason = Some(format!("the judge cannot verify it: {}", first_line(&e.to_string())));
+            r.wall_s = t0.elapsed().as_secs_f64();
+            return Ok(r);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if ev.outcome != Outcome::Verified {
         r.status = OpStatus::Infeasible;
         r.reason = Some(
@@ -595,6 +606,10 @@ pub struct Meta {
     pub command: String,
     /// Whole run, seconds.
     pub wall_s: f64,
+    /// `None` for a complete run; else what is missing (a report written while the run is
+    /// still going, or of a run that was stopped).
+    #[serde(default)]
+    pub partial: Option<String>,
 }
 
 impl Meta {
@@ -617,6 +632,7 @@ impl Meta {
             proposer: proposer.into(),
             command: command.into(),
             wall_s,
+            partial: None,
         }
     }
 }
