@@ -85,6 +85,14 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     f.write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // Files for a repository: readable by everyone (a temporary file starts at 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = f
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
     f.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
@@ -149,6 +157,13 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     if let Some(o) = &args.out {
         command.push_str(&format!(" --out {}", o.display()));
     }
+    // The source tree's commit as the run starts (not as each report is written).
+    let start = Meta::collect(&soc, "offline", &command, 0.0);
+    let meta_at = |wall_s: f64| Meta {
+        date_utc: bench::utc_now(),
+        wall_s,
+        ..start.clone()
+    };
     let t0 = Instant::now();
     let n = suite.len();
     let mut done: Vec<bench::OpResult> = Vec::new();
@@ -169,7 +184,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
         done.push(r.clone());
         // A partial report after every op, so a stopped run still leaves its table.
         if let (Some(out), true, None) = (&args.out, done.len() < n, &write_error) {
-            let mut meta = Meta::collect(&soc, "offline", &command, t0.elapsed().as_secs_f64());
+            let mut meta = meta_at(t0.elapsed().as_secs_f64());
             meta.partial = Some(format!(
                 "{} of {n} ops done when this was written; the remaining ops ({}) have not run",
                 done.len(),
@@ -189,10 +204,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     if let Some(e) = write_error {
         return Err(e);
     }
-    let report = bench::summarize(
-        results,
-        Meta::collect(&soc, "offline", &command, t0.elapsed().as_secs_f64()),
-    );
+    let report = bench::summarize(results, meta_at(t0.elapsed().as_secs_f64()));
     let ok = report.ops.iter().all(|o| o.counted());
     match &args.out {
         Some(out) => {

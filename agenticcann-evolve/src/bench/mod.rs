@@ -325,6 +325,9 @@ fn binding_of(dims: &BTreeMap<String, u64>) -> HashMap<String, usize> {
 /// why the kernel is not accepted.
 type EagerCache = HashMap<(String, String), Result<Vec<(f64, u64)>, String>>;
 
+/// The eager column of one op: per declared shape (µs, bytes), the launch count, the kind.
+type EagerColumn = (Vec<(f64, u64)>, usize, &'static str);
+
 /// The eager baseline of `op` per declared shape (µs, bytes), the launch count and the kind,
 /// or why it cannot be timed.
 fn eager_of(
@@ -332,7 +335,7 @@ fn eager_of(
     opts: &BenchOptions,
     soc: &SocProfile,
     cache: &mut EagerCache,
-) -> Result<Option<(Vec<(f64, u64)>, usize, &'static str)>, BenchError> {
+) -> Result<Option<EagerColumn>, BenchError> {
     let has_recipe = op.eager.as_ref().is_some_and(|e| e.recipe.is_some());
     let kind = match (&op.eager, has_recipe) {
         (_, true) => "recipe",
