@@ -12,8 +12,10 @@
 //! - [`llm`]: the OpenAI-compatible chat client (tools, retries, settings, tool protocols,
 //!   token accounting) and the recorder/replayer of every exchange.
 //! - [`suite`]: the operator suite of `tests/specs/`, labelled by pattern.
+//! - [`bench`]: the benchmark over `tests/bench/suite/` (`cargo agenticcann bench`).
 
 pub mod agent;
+pub mod bench;
 pub mod knowledge;
 pub mod llm;
 pub mod suite;

@@ -55,6 +55,10 @@ pub enum Command {
     /// agent) writes kernels for the ops, judged until one is accepted.
     #[command(long_about = crate::evolve::LONG_ABOUT)]
     Evolve(crate::evolve::EvolveArgs),
+    /// Run the benchmark suite (tests/bench/suite) and write one table of feasibility,
+    /// time, speedup vs the eager recipe and the vendor-fused model, and roofline fraction.
+    #[command(long_about = crate::bench::LONG_ABOUT)]
+    Bench(crate::bench::BenchArgs),
 }
 
 const SYNTH_LONG_ABOUT: &str = "\

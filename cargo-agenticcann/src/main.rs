@@ -32,6 +32,7 @@
 //!    [`exit::Unavailable`] error for an unreachable LLM or network (exit 3).
 //! 4. `main.rs`: `mod <name>;` and one arm in `main`'s match.
 
+mod bench;
 mod check;
 mod cli;
 mod evolve;
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
         cli::Command::Push(a) => store::push(&a),
         cli::Command::Fetch(a) => store::fetch(&a),
         cli::Command::Evolve(a) => evolve::run(&a),
+        cli::Command::Bench(a) => bench::run(&a),
     };
     match result {
         Ok(status) => status.into(),
