@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use agenticcann_build::judge::{evaluate, evaluate_many, Candidate, EvalOptions, Evaluation};
 use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 use agenticcann_build::synth::{
-    eager, eager_time, propose, synthesize, SynthOptions, TilingParams,
+    eager, eager_time, propose, search, synthesize, variants, RowStats, SynthOptions,
+    TilingParams,
 };
 
 fn repo() -> PathBuf {
@@ -158,6 +159,7 @@ fn tiling_parameters_are_validated_and_change_the_tiling() {
             buffer_num: 3,
             ..TilingParams::default()
         },
+        ..SynthOptions::default()
     };
     assert!(propose(op, &bad).is_err());
     let single = SynthOptions {
@@ -165,7 +167,9 @@ fn tiling_parameters_are_validated_and_change_the_tiling() {
             buffer_num: 1,
             max_tile_elems: 4096,
             max_blocks: 4,
+            ..TilingParams::default()
         },
+        ..SynthOptions::default()
     };
     let a = propose(op, &SynthOptions::default()).unwrap();
     let b = propose(op, &single).unwrap();
@@ -204,7 +208,9 @@ shapes = [{ rows = 64 }]
                 buffer_num,
                 max_tile_elems: 4096,
                 max_blocks: 2,
+                ..TilingParams::default()
             },
+            ..SynthOptions::default()
         };
         let s = synthesize(&spec.ops[0], &o, &fast).unwrap();
         let p = s.evaluation.shapes[0].profile.clone().unwrap();
@@ -399,5 +405,163 @@ shapes = [{ rows = 2048 }]
             );
         }
         assert!(ratio > 1.0, "the fused kernel must beat eager");
+    }
+}
+
+/// Issue 17: row statistics over a whole tile (`RowStats::Tile`: masked column folds for
+/// rows up to 2040 elements, count-form folds beyond, a `C`-lane mask under 64) are exact
+/// for every row length — 1, under 64, one group, a tail group, longer than 2040 — and
+/// agree with the per-row form on the judge's declared, held-out and stress shapes; on a
+/// prefill shape they are faster.
+#[test]
+fn tile_row_statistics_are_exact_for_any_row_length_and_faster() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.ln]
+inputs = { x = "f32[rows, h]", gamma = "f32[h]", beta = "f32[h]" }
+outputs = { y = "f32[rows, h]" }
+attrs = { eps = 1e-5 }
+reference = """
+mu = mean(x, axis=-1, keepdims=true)
+d = x - mu
+y = d * rsqrt(mean(d * d, axis=-1, keepdims=true) + eps) * gamma + beta
+"""
+shapes = [{ rows = 37, h = 1 }, { rows = 9, h = 5 }, { rows = 20, h = 64 }, { rows = 13, h = 100 }, { rows = 6, h = 2100 }, { rows = 256, h = 768 }]
+[package.metadata.agenticcann.ops.lsm]
+inputs = { x = "f16[rows, h]" }
+outputs = { y = "f16[rows, h]" }
+reference = """
+z = x - max(x, axis=-1, keepdims=true)
+y = z - log(sum(exp(z), axis=-1, keepdims=true))
+"""
+shapes = [{ rows = 37, h = 1 }, { rows = 9, h = 5 }, { rows = 20, h = 64 }, { rows = 13, h = 100 }, { rows = 6, h = 2100 }, { rows = 256, h = 768 }]
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    let with = |row_stats| SynthOptions {
+        row_stats,
+        ..SynthOptions::default()
+    };
+    let mut cands = Vec::new();
+    for op in &spec.ops {
+        for rs in [RowStats::Tile, RowStats::PerRow] {
+            let c = propose(op, &with(rs)).unwrap();
+            assert_eq!(
+                c.kernel.contains("TileReduce("),
+                rs == RowStats::Tile,
+                "{}: {rs:?}",
+                op.name
+            );
+            cands.push((op, rs, c));
+        }
+    }
+    let pairs: Vec<_> = cands.iter().map(|(o, _, c)| (*o, c)).collect();
+    let evs = evaluate_many(&pairs, &eval_options());
+    let mut prefill = BTreeMap::new();
+    for ((op, rs, _), ev) in cands.iter().zip(evs) {
+        let ev = ev.unwrap();
+        assert!(ev.accepted(), "{} {rs:?}:\n{}", op.name, ev.render());
+        let t = ev
+            .shapes
+            .iter()
+            .find(|s| s.dims.get("h") == Some(&768) && s.dims.get("rows") == Some(&256))
+            .and_then(|s| s.profile.as_ref())
+            .map(|p| p.time_us)
+            .unwrap();
+        prefill.insert((op.name.clone(), format!("{rs:?}")), t);
+    }
+    for op in ["ln", "lsm"] {
+        let tile = prefill[&(op.to_string(), "Tile".to_string())];
+        let row = prefill[&(op.to_string(), "PerRow".to_string())];
+        assert!(tile < row, "{op}: tile {tile:.2} us vs per row {row:.2} us");
+    }
+}
+
+/// Issue 17: mish `x·tanh(log(1 + exp(x)))` under `fast_math` is one exp and one division
+/// (`x·n/(n + 2)`, `n = w(w + 2)`, `w = exp(min(x, 20))`), accepted by the judge on every
+/// shape including the stress inputs, and faster than the exact lowering.
+#[test]
+fn fast_math_mish_is_one_exp_accepted_and_faster() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.mish]
+inputs = { x = "f16[n]" }
+outputs = { y = "f16[n]" }
+reference = "y = x * tanh(log(1 + exp(x)))"
+shapes = [{ n = 65536 }, { n = 13243 }]
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    let op = &spec.ops[0];
+    let exact = propose(op, &SynthOptions::default()).unwrap();
+    let fast = propose(
+        op,
+        &SynthOptions {
+            fast_math: true,
+            ..SynthOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(exact.kernel.contains("Tanh("));
+    assert!(!fast.kernel.contains("Tanh(") && !fast.kernel.contains("Ln("));
+    assert_eq!(fast.kernel.matches("Exp(").count(), 1, "{}", fast.kernel);
+    let evs = evaluate_many(&[(op, &exact), (op, &fast)], &eval_options());
+    let t: Vec<f64> = evs
+        .into_iter()
+        .map(|ev| {
+            let ev = ev.unwrap();
+            assert!(ev.accepted(), "{}", ev.render());
+            ev.shapes[0].profile.as_ref().unwrap().time_us
+        })
+        .collect();
+    assert!(t[1] < t[0], "fast {:.2} us vs exact {:.2} us", t[1], t[0]);
+}
+
+/// Issue 17: the variant search is deterministic and picks the fastest accepted variant
+/// (no variant it timed is faster than its choice).
+#[test]
+fn search_picks_the_fastest_accepted_variant_deterministically() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.rms]
+inputs = { x = "f16[rows, 1024]", gamma = "f16[1024]" }
+outputs = { y = "f16[rows, 1024]" }
+attrs = { eps = 1e-6 }
+reference = "y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + eps) * gamma"
+shapes = [{ rows = 96 }]
+init = { gamma = "uniform(0.5, 1.5)" }
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    let op = &spec.ops[0];
+    let base = SynthOptions::default();
+    let v = variants(&base);
+    assert_eq!(v[0], base);
+    assert_eq!(v, variants(&base));
+    let a = search(op, &base, &eval_options()).unwrap();
+    let b = search(op, &base, &eval_options()).unwrap();
+    assert_eq!(a.options, b.options);
+    assert_eq!(a.best.candidate, b.best.candidate);
+    assert!(a.best.evaluation.accepted());
+    let best: f64 = a
+        .tried
+        .iter()
+        .find(|(o, _)| *o == a.options)
+        .and_then(|(_, t)| *t)
+        .unwrap();
+    assert!(a.tried.len() >= 2, "{:?}", a.tried);
+    for (o, t) in &a.tried {
+        if let Some(t) = t {
+            assert!(*t >= best, "{o:?} at {t:.2} us beats the choice at {best:.2} us");
+        }
     }
 }

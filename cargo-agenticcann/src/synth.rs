@@ -46,11 +46,22 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
     if args.lock {
         lock::check_pinnable(&manifest).context("cannot update the lock")?;
     }
-    let candidate = agenticcann_build::synth::propose(op, &options)?;
-    let evaluation = evaluate(op, &candidate, &eval).context("the judge cannot run")?;
-    let s = Synthesized {
-        candidate,
-        evaluation,
+    // The fastest accepted variant (issue 17); when none is accepted, the default
+    // proposal with the judge's report.
+    let s = match agenticcann_build::synth::search(op, &options, &eval) {
+        Ok(found) => found.best,
+        Err(agenticcann_build::synth::SynthError::Rejected { .. }) => {
+            let candidate = agenticcann_build::synth::propose(op, &options)?;
+            let evaluation = evaluate(op, &candidate, &eval).context("the judge cannot run")?;
+            Synthesized {
+                candidate,
+                evaluation,
+            }
+        }
+        Err(agenticcann_build::synth::SynthError::Judge(e)) => {
+            return Err(anyhow::Error::new(e).context("the judge cannot run"))
+        }
+        Err(e) => return Err(e.into()),
     };
     let ev = &s.evaluation;
     let mut entry_dir: Option<PathBuf> = None;

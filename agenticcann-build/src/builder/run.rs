@@ -159,7 +159,9 @@ fn synth_entry(
         toolchain: Some(tc),
         ..crate::judge::EvalOptions::default()
     };
-    let s = crate::synth::synthesize(op, &crate::synth::SynthOptions::default(), &eval)
+    // The fastest accepted variant of the offline proposer (issue 17).
+    let s = crate::synth::search(op, &crate::synth::SynthOptions::default(), &eval)
+        .map(|found| found.best)
         .map_err(|e| e.to_string())?;
     crate::store::write_entry(root, &s.draft(op)).map_err(|e| e.to_string())
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::lower::{prod_code, Access, Bin, Level, Lowered, Op, Program, Un};
-use super::{SynthError, TilingParams};
+use super::{RowStats, SynthError, SynthOptions, TilingParams};
 use crate::spec::reference::{BinaryOp, ReduceOp};
 use crate::spec::{Dim, Dtype, OpSpec};
 use crate::store::{FieldType, TilingField};
@@ -199,6 +199,10 @@ struct Emitter<'a> {
     uses_shift: bool,
     compensate: bool,
     scalar_lo: BTreeSet<usize>,
+    /// Row statistics of whole-row tiles computed tile-wide ([`RowStats::Tile`]).
+    tile: bool,
+    /// The kernel calls `TileReduce` (its buffers and member function are emitted).
+    uses_tile: bool,
 }
 
 fn w(s: &mut String, indent: usize, line: &str) {
@@ -485,6 +489,22 @@ impl<'a> Emitter<'a> {
         keep: &[usize],
         views: &mut HashMap<usize, String>,
     ) -> Result<HashMap<usize, String>, SynthError> {
+        self.emit_rows_to(s, ind, pg, set, keep, views, &HashMap::new())
+    }
+
+    /// [`emit_rows`](Self::emit_rows) where the nodes in `dest` are computed into the
+    /// given views (tile buffers) instead of temporaries, unless they are compensated sums.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_rows_to(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        set: &BTreeSet<usize>,
+        keep: &[usize],
+        views: &mut HashMap<usize, String>,
+        dest: &HashMap<usize, String>,
+    ) -> Result<HashMap<usize, String>, SynthError> {
         let operands = |i: usize| -> Vec<usize> {
             match &pg.p.nodes[i].op {
                 Op::Un(_, a) => vec![*a],
@@ -523,17 +543,37 @@ impl<'a> Emitter<'a> {
                 return Err(self.fail("internal: a row node without a view"));
             }
             let row = |j: usize| pg.level(j) == Level::Row;
-            // Compensated sums: row ± row, row ± per-row scalar.
+            // Compensated sums: row ± row (TwoSum), when a use can cancel the sum (another
+            // sum or shift, a sum or mean over the row). Any other use folds the error
+            // term straight back in, and round(hi + lo) = hi: the error would be wasted.
             let comp = self.compensate
                 && match &pg.p.nodes[i].op {
-                    Op::Bin(Bin::Add | Bin::Sub, a, b) => {
-                        (row(*a) && row(*b)) || (row(*a) && pg.level(*b) == Level::RowScalar)
-                    }
+                    Op::Bin(Bin::Add | Bin::Sub, a, b) => row(*a) && row(*b),
                     _ => false,
-                };
+                }
+                && pg.p.nodes.iter().any(|u| match &u.op {
+                    Op::Bin(Bin::Add | Bin::Sub, a, b) => *a == i || *b == i,
+                    Op::RedLast(ReduceOp::Sum | ReduceOp::Mean, a) => *a == i,
+                    _ => false,
+                });
+            // Row ± per-row scalar (a shift by a mean): `x + c` first (exact when x and -c
+            // are within a factor of two, else its rounding is relative to the result),
+            // then x's own error term and the scalar's low part, so a centring
+            // `x − mean` keeps the precision TwoSum would, in at most three instructions.
+            let shift_of = match &pg.p.nodes[i].op {
+                Op::Bin(b @ (Bin::Add | Bin::Sub), a, c)
+                    if self.compensate && row(*a) && pg.level(*c) == Level::RowScalar =>
+                {
+                    Some((*b == Bin::Sub, *a, *c))
+                }
+                _ => None,
+            };
             // Fold the error terms of the operands in (in place) unless this is a sum.
             if !comp {
                 for &o in &ops {
+                    if shift_of.is_some_and(|(_, x, _)| x == o) {
+                        continue;
+                    }
                     if let Some(l) = lo.remove(&o) {
                         let h = &views[&o];
                         w(s, ind, &format!("Add({h}, {h}, {l}, n);"));
@@ -554,13 +594,17 @@ impl<'a> Emitter<'a> {
                 .collect();
             let mut dying: Vec<usize> = dying;
             dying.dedup();
-            let t = if !hl && !dying.is_empty() {
-                dying.remove(0)
+            let into = dest.get(&i).filter(|_| !comp).cloned();
+            let (d, mut mine) = if let Some(v) = into {
+                (v, Vec::new())
             } else {
-                alloc(&mut free)
+                let t = if !hl && !dying.is_empty() {
+                    dying.remove(0)
+                } else {
+                    alloc(&mut free)
+                };
+                (format!("tmp{t}"), vec![t])
             };
-            let d = format!("tmp{t}");
-            let mut mine = vec![t];
             if comp {
                 let tl = alloc(&mut free);
                 let tb = alloc(&mut free);
@@ -614,6 +658,19 @@ impl<'a> Emitter<'a> {
                 lo.insert(i, l);
             } else {
                 self.emit_row_op(s, ind, pg, i, &d, views)?;
+                if let Some((sub, x, c)) = shift_of {
+                    if let Some(xl) = lo.get(&x) {
+                        w(s, ind, &format!("Add({d}, {d}, {xl}, n);"));
+                    }
+                    if self.scalar_lo.contains(&c) {
+                        let sl = if sub {
+                            format!("-s{c}_lo")
+                        } else {
+                            format!("s{c}_lo")
+                        };
+                        w(s, ind, &format!("Adds({d}, {d}, {sl}, n);"));
+                    }
+                }
             }
             views.insert(i, d);
             owner.insert(i, mine.clone());
@@ -1289,6 +1346,277 @@ fn emit_row_body(
     Ok(())
 }
 
+/// The per-row variables of iteration `j` of a loop over a resident tile's rows.
+fn open_row(s: &mut String, ind: usize) {
+    w(s, ind, "uint32_t r = row0 + j;");
+    w(s, ind, "uint32_t o = j * P;");
+    w(s, ind, "uint32_t n = C;");
+    w(s, ind, "uint32_t n64 = (n + 63u) / 64u * 64u;");
+    w(s, ind, "(void)r; (void)o; (void)n64;");
+}
+
+/// How a tile-wide reduction's rows get their shift (means are shifted by the row's first
+/// element, see [`Emitter::emit_reduce`]).
+#[derive(Clone, Debug, PartialEq)]
+enum Shift {
+    /// No shift: sums, max/min, and means of values that cannot cancel (squares, exp, abs).
+    None,
+    /// The first element of the row of this GM input, read through the DCache (no wait
+    /// for the vector pipe): a C++ expression of `r`.
+    Gm(String),
+    /// The first element of the operand's row in UB (waits for the vector pipe).
+    Ub,
+}
+
+/// True when node `i` is non-negative by construction (a mean of it needs no shift).
+fn nonneg(pg: &Prog, i: usize) -> bool {
+    match &pg.p.nodes[i].op {
+        Op::Bin(Bin::Mul, a, b) => a == b,
+        Op::Un(Un::Exp | Un::Abs | Un::Sqrt | Un::Sigmoid, _) => true,
+        _ => false,
+    }
+}
+
+/// Emits the compute of a resident tile with tile-wide row statistics
+/// ([`RowStats::Tile`]): one loop over the tile's rows per reduction level; after each
+/// loop the level's reductions run over the whole tile (`TileReduce`) and their results
+/// are read into per-row arrays (`A{i}`: value, `B{i}`: error sum, `K{i}`: shift), from
+/// which every later loop recomputes the row's scalars.
+fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), SynthError> {
+    let lw = e.lw;
+    let pg = Prog::new(&lw.prog, "");
+    let n_nodes = lw.prog.nodes.len();
+    let reds_of = |pass: u32| -> Vec<usize> {
+        (0..n_nodes)
+            .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)) && pg.stage[i] == pass)
+            .collect()
+    };
+    let max_red = (0..n_nodes)
+        .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)))
+        .map(|i| pg.stage[i])
+        .max()
+        .unwrap_or(0);
+    let final_pass = max_red + 1;
+    e.uses_tile = true;
+    // Whether each reduction carries an error sum (known once its level is emitted).
+    let mut has_lo: HashMap<usize, bool> = HashMap::new();
+    for i in (0..n_nodes).filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..))) {
+        w(s, ind, &format!("float A{i}[256], B{i}[256], K{i}[256];"));
+    }
+    for pass in 1..=final_pass {
+        let reds = reds_of(pass);
+        let roots: Vec<usize> = if pass == final_pass {
+            lw.outputs
+                .iter()
+                .map(|(_, _, n)| *n)
+                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
+                .collect()
+        } else {
+            reds.iter()
+                .map(|&i| match &lw.prog.nodes[i].op {
+                    Op::RedLast(_, a) => *a,
+                    _ => i,
+                })
+                .collect()
+        };
+        let set = pg.closure(&roots);
+        let ins: Vec<usize> = pg.inputs_of(&set);
+        // Per reduction: its shift and where its rows are, tile-wide: an input's tile
+        // (`f_x`) or a tile buffer (`rtb{k}`) the loop writes.
+        let mut plans: Vec<(usize, ReduceOp, usize, Shift, String)> = Vec::new();
+        let mut tile_of: HashMap<usize, String> = HashMap::new();
+        let mut slot = 0usize;
+        for &i in &reds {
+            let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
+                continue;
+            };
+            let row_input = match &lw.prog.nodes[*a].op {
+                Op::Input {
+                    name,
+                    access: Access::Row { offset, .. },
+                } => Some((name.clone(), offset.clone())),
+                _ => None,
+            };
+            let shift = if *op != ReduceOp::Mean || nonneg(&pg, *a) {
+                Shift::None
+            } else if let Some((name, offset)) = &row_input {
+                let d = e.in_dtype(name);
+                Shift::Gm(to_f(
+                    d,
+                    &format!("g_{name}.GetValue({})", offset.replace("ROW", "r")),
+                ))
+            } else {
+                Shift::Ub
+            };
+            let tile = match (&shift, &row_input) {
+                (Shift::None, Some((name, _))) => format!("f_{name}"),
+                _ => {
+                    if let Some(t) = tile_of.get(a).filter(|_| shift == Shift::None) {
+                        t.clone()
+                    } else {
+                        let t = format!("rtb{slot}");
+                        slot += 1;
+                        if shift == Shift::None {
+                            tile_of.insert(*a, t.clone());
+                        }
+                        t
+                    }
+                }
+            };
+            plans.push((i, *op, *a, shift, tile));
+        }
+        // Error sums need their own tile buffers.
+        let lo_base = slot;
+        for k in 0..slot {
+            e.add_buf(format!("rtbuf{k}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? LIN : 8) * 4".into());
+        }
+        for k in 0..plans.len() {
+            e.add_buf(format!("stbuf{k}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? T + 8 : 8) * 4".into());
+        }
+        w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
+        let ind2 = ind + 1;
+        open_row(s, ind2);
+        emit_scalars_of_stage(e, s, ind2, &pg, 0, "r");
+        for q in 1..pass {
+            for i in reds_of(q) {
+                let Op::RedLast(op, _) = &lw.prog.nodes[i].op else {
+                    continue;
+                };
+                w(
+                    s,
+                    ind2,
+                    &format!("float a{i} = A{i}[j], b{i} = B{i}[j], k{i} = K{i}[j];"),
+                );
+                w(s, ind2, &format!("(void)b{i}; (void)k{i};"));
+                emit_reduce_final(e, s, ind2, i, *op, has_lo.get(&i).copied().unwrap_or(false));
+            }
+            emit_scalars_of_stage(e, s, ind2, &pg, q, "r");
+        }
+        let mut views: HashMap<usize, String> = HashMap::new();
+        for &j in &ins {
+            if let Op::Input { name, access } = &pg.p.nodes[j].op {
+                let v = match access {
+                    Access::Row { .. } => format!("f_{name}[o]"),
+                    _ => format!("f_{name}"),
+                };
+                views.insert(j, v);
+            }
+        }
+        // Reduction operands computed straight into their tile buffer when unshifted.
+        let mut dest: HashMap<usize, String> = HashMap::new();
+        for (_, _, a, shift, tile) in &plans {
+            if *shift == Shift::None && tile.starts_with("rtb") && !views.contains_key(a) {
+                dest.entry(*a).or_insert_with(|| format!("{tile}[o]"));
+            }
+        }
+        // fp32 outputs are computed straight into the output tile.
+        if pass == final_pass {
+            for (name, d, node) in &lw.outputs {
+                if *d == Dtype::F32
+                    && full_output(e, name)
+                    && pg.level(*node) == Level::Row
+                    && !views.contains_key(node)
+                {
+                    dest.entry(*node).or_insert_with(|| format!("o_{name}[o]"));
+                }
+            }
+        }
+        let los = if !set.is_empty() || !roots.is_empty() {
+            e.emit_rows_to(s, ind2, &pg, &set, &roots, &mut views, &dest)?
+        } else {
+            HashMap::new()
+        };
+        if pass < final_pass {
+            for (k, (i, op, a, shift, tile)) in plans.iter().enumerate() {
+                let x = views[a].clone();
+                let lo_view = los.get(a).cloned();
+                let summing = matches!(op, ReduceOp::Sum | ReduceOp::Mean);
+                if let (Some(l), false) = (&lo_view, summing) {
+                    w(s, ind2, &format!("Add({x}, {x}, {l}, n);"));
+                }
+                match shift {
+                    Shift::None => w(s, ind2, &format!("K{i}[j] = 0.0f;")),
+                    Shift::Gm(k) => w(s, ind2, &format!("K{i}[j] = {k};")),
+                    Shift::Ub => w(s, ind2, &format!("K{i}[j] = {x}.GetValue(0);")),
+                }
+                let td = format!("{tile}[o]");
+                if x != td && !tile.starts_with("f_") {
+                    match shift {
+                        Shift::None => w(s, ind2, &format!("Muls({td}, {x}, 1.0f, n);")),
+                        _ => w(s, ind2, &format!("Adds({td}, {x}, -K{i}[j], n);")),
+                    }
+                }
+                if let (Some(l), true) = (&lo_view, summing) {
+                    let b = lo_base + k;
+                    e.add_buf(format!("rtbuf{b}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? LIN : 8) * 4".into());
+                    e.add_buf(format!("stbuf{b}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? T + 8 : 8) * 4".into());
+                    w(s, ind2, &format!("Muls(rtb{b}[o], {l}, 1.0f, n);"));
+                }
+                has_lo.insert(*i, lo_view.is_some() && summing);
+            }
+        } else {
+            for (name, d, node) in &lw.outputs {
+                if !full_output(e, name) {
+                    continue;
+                }
+                if let Some(l) = los.get(node) {
+                    let h = &views[node];
+                    w(s, ind2, &format!("Add({h}, {h}, {l}, n);"));
+                }
+                let dst = format!("o_{name}[o]");
+                if views.get(node) != Some(&dst) {
+                    emit_store(s, ind2, &pg, *node, &views, &dst, *d);
+                }
+            }
+            for (name, d, node) in &lw.outputs {
+                if full_output(e, name) {
+                    continue;
+                }
+                let val = pg.sv(*node);
+                w(
+                    s,
+                    ind2,
+                    &format!("o_{name}.SetValue(j, {});", from_f(*d, &val)),
+                );
+            }
+        }
+        w(s, ind, "}");
+        if pass < final_pass {
+            // The level's statistics over the whole tile, then one batch of scalar reads.
+            for (k, (i, op, _, _, tile)) in plans.iter().enumerate() {
+                let kind = match op {
+                    ReduceOp::Sum | ReduceOp::Mean => 0,
+                    ReduceOp::Max => 1,
+                    ReduceOp::Min => 2,
+                };
+                w(s, ind, &format!("TileReduce(stb{k}, {tile}, nt, {kind});"));
+                if has_lo.get(i).copied().unwrap_or(false) {
+                    w(
+                        s,
+                        ind,
+                        &format!("TileReduce(stb{}, rtb{}, nt, 0);", lo_base + k, lo_base + k),
+                    );
+                }
+            }
+            w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
+            for (k, (i, ..)) in plans.iter().enumerate() {
+                w(s, ind + 1, &format!("A{i}[j] = stb{k}.GetValue(j);"));
+                if has_lo.get(i).copied().unwrap_or(false) {
+                    w(
+                        s,
+                        ind + 1,
+                        &format!("B{i}[j] = stb{}.GetValue(j);", lo_base + k),
+                    );
+                } else {
+                    w(s, ind + 1, &format!("B{i}[j] = 0.0f;"));
+                }
+            }
+            w(s, ind, "}");
+        }
+    }
+    Ok(())
+}
+
 fn emit_store(
     s: &mut String,
     ind: usize,
@@ -1355,12 +1683,24 @@ fn depends_on_mid(pg: &Prog, i: usize) -> bool {
 pub(crate) fn emit(
     op: &OpSpec,
     lw: &Lowered,
-    params: &TilingParams,
+    options: &SynthOptions,
 ) -> Result<Emitted, SynthError> {
+    let has_red = lw
+        .prog
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, Op::RedLast(..)));
+    let has_mid_any = lw
+        .prog
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, Op::RedMid { .. }));
     let mut e = Emitter {
         op,
         lw,
-        params,
+        params: &options.params,
+        tile: options.row_stats == RowStats::Tile && has_red && !has_mid_any && !lw.flat,
+        uses_tile: false,
         bufs: Vec::new(),
         ntemps: 0,
         body: String::new(),
@@ -1484,7 +1824,6 @@ pub(crate) fn emit(
             .collect();
         // Vec inputs: one padded row (TL = P + 64) loaded once per core; in chunked mode the
         // same buffers (TL = K) take each chunk.
-        e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
         // Row tiles are prefetched: tile t+1's copy-in is issued before tile t's compute
         // (or, with one buffer per queue and fp32 inputs held in their queue, right after
         // tile t frees them), so MTE2 overlaps the vector work even though the per-row
@@ -1519,6 +1858,9 @@ pub(crate) fn emit(
             };
         let next = ("row0 + T", "myRows - t0 - T");
         let deq = issue_tile(&mut e, s, 2, "{", "start", "myRows");
+        // The vectors after the first row tile: MTE2 runs in order, so their small copies
+        // land right behind it instead of delaying it, and their casts overlap its copy.
+        e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
         w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
         w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
         w(s, 3, "uint32_t row0 = start + t0;");
@@ -1539,16 +1881,18 @@ pub(crate) fn emit(
                 &format!("LocalTensor<{ty}> o_{name} = oq_{name}.AllocTensor<{ty}>();"),
             );
         }
-        w(s, 3, "for (uint32_t j = 0; j < nt; j++) {");
-        w(s, 4, "uint32_t r = row0 + j;");
-        w(s, 4, "uint32_t o = j * P;");
-        w(s, 4, "uint32_t n = C;");
-        w(s, 4, "uint32_t n64 = (n + 63u) / 64u * 64u;");
-        w(s, 4, "(void)r; (void)o; (void)n64;");
-        let mut rb = String::new();
-        emit_row_body(&mut e, &mut rb, 4, Mode::Resident)?;
-        s.push_str(&rb);
-        w(s, 3, "}");
+        if e.tile {
+            let mut rb = String::new();
+            emit_tile_body(&mut e, &mut rb, 3)?;
+            s.push_str(&rb);
+        } else {
+            w(s, 3, "for (uint32_t j = 0; j < nt; j++) {");
+            open_row(s, 4);
+            let mut rb = String::new();
+            emit_row_body(&mut e, &mut rb, 4, Mode::Resident)?;
+            s.push_str(&rb);
+            w(s, 3, "}");
+        }
         for (name, d, _) in &lw.outputs {
             let ty = cty(*d);
             let sz = d.size_bytes();
@@ -1593,6 +1937,14 @@ pub(crate) fn emit(
             "(TL) * 4".into(),
         );
     }
+    // With tile-wide row statistics only the chunked path (R == 0) reduces row by row.
+    let chunk_only = |tile: bool, bytes: &str| -> String {
+        if tile {
+            format!("(R != 0 ? 32 : {bytes})")
+        } else {
+            bytes.to_string()
+        }
+    };
     if e.uses_reduce {
         e.add_buf(
             "redbuf".into(),
@@ -1600,20 +1952,32 @@ pub(crate) fn emit(
             "1",
             "32".into(),
         );
+        let b = chunk_only(e.tile, "((TL) / 64 + 16) / 8 * 8 * 4");
+        e.add_buf("workbuf".into(), "TBuf<TPosition::VECCALC>", "1", b);
+    }
+    if e.uses_tile {
+        // One 64-lane group per row of the tile, and one padded row for the per-row folds
+        // of rows longer than 2040 elements.
         e.add_buf(
-            "workbuf".into(),
+            "accbuf".into(),
             "TBuf<TPosition::VECCALC>",
             "1",
-            "((TL) / 64 + 16) / 8 * 8 * 4".into(),
+            "(R != 0 ? T * 64 + 64 : 8) * 4".into(),
         );
+        // The fold scratch is the first row temporary when there is one (free while the
+        // tile reduces).
+        if e.ntemps == 0 {
+            e.add_buf(
+                "foldbuf".into(),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                "(R != 0 ? TL : 8) * 4".into(),
+            );
+        }
     }
     if e.uses_shift {
-        e.add_buf(
-            "shiftbuf".into(),
-            "TBuf<TPosition::VECCALC>",
-            "1",
-            "(TL) * 4".into(),
-        );
+        let b = chunk_only(e.tile, "(TL) * 4");
+        e.add_buf("shiftbuf".into(), "TBuf<TPosition::VECCALC>", "1", b);
     }
     if e.uses_mask {
         e.add_buf(
@@ -1715,13 +2079,37 @@ fn finish(e: Emitter) -> Emitted {
     if e.uses_shift {
         k.push_str("    shiftb = shiftbuf.Get<float>();\n");
     }
+    if e.uses_tile {
+        k.push_str("    accb = accbuf.Get<float>();\n");
+        k.push_str(if e.ntemps > 0 {
+            "    foldb = tb0.Get<float>();\n"
+        } else {
+            "    foldb = foldbuf.Get<float>();\n"
+        });
+    }
+    let tile_views: Vec<String> = e
+        .bufs
+        .iter()
+        .filter_map(|b| {
+            ["rtbuf", "stbuf"]
+                .iter()
+                .find_map(|p| b.name.strip_prefix(p).map(|k| format!("{}b{k}", &p[..2])))
+        })
+        .collect();
+    for v in &tile_views {
+        let _ = writeln!(k, "    {v} = {}buf{}.Get<float>();", &v[..2], &v[3..]);
+    }
     if e.uses_mask {
         k.push_str("    maskb = maskbuf.Get<uint8_t>();\n");
     }
     k.push_str("  }\n\n  __aicore__ inline void Process() {\n");
     k.push_str(&e.body);
-    k.push_str("  }\n\n private:\n  TPipe pipe;\n  AgcTiling t;\n");
-    k.push_str("  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;\n");
+    k.push_str("  }\n\n private:\n");
+    if e.uses_tile {
+        k.push_str(TILE_REDUCE);
+    }
+    k.push_str("  TPipe pipe;\n  AgcTiling t;\n");
+    k.push_str("  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;\n");
     for b in &e.bufs {
         let _ = writeln!(k, "  {} {};", b.decl, b.name);
     }
@@ -1736,6 +2124,12 @@ fn finish(e: Emitter) -> Emitted {
     }
     if e.uses_shift {
         k.push_str("  LocalTensor<float> shiftb;\n");
+    }
+    if e.uses_tile {
+        k.push_str("  LocalTensor<float> accb, foldb;\n");
+    }
+    for v in &tile_views {
+        let _ = writeln!(k, "  LocalTensor<float> {v};");
     }
     if e.uses_mask {
         k.push_str("  LocalTensor<uint8_t> maskb;\n");
@@ -1764,6 +2158,79 @@ fn finish(e: Emitter) -> Emitted {
     }
 }
 
+/// The kernel's tile-wide row reduction ([`RowStats::Tile`]): `dst[j]` = sum (kind 0), max
+/// (1) or min (2) of `x[j·P + c]` over `c < C`, for the `nt ≤ 255` rows of a tile at pitch
+/// `P`. Rows of at most 2040 elements (a repeat stride of `P/8 ≤ 255` blocks, api-reference
+/// §4.1) fold into one 64-lane group per row with one masked instruction per 64-column
+/// group for all rows (repeat = row), longer rows by halving count-form folds of each row;
+/// then one `WholeReduce*` per tile (per row for long rows). Rows under 64 elements reduce
+/// straight from the tile with a `C`-lane mask. Only lanes `c < C` are read.
+const TILE_REDUCE: &str = r#"  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
+                                const BinaryRepeatParams& p) {
+    uint64_t m = static_cast<uint64_t>(lanes);
+    if (kind == 0) Add(d, a, b, m, rep, p);
+    else if (kind == 1) Max(d, a, b, m, rep, p);
+    else Min(d, a, b, m, rep, p);
+  }
+  __aicore__ inline void FoldOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t count) {
+    int32_t c = static_cast<int32_t>(count);
+    if (kind == 0) Add(d, a, b, c);
+    else if (kind == 1) Max(d, a, b, c);
+    else Min(d, a, b, c);
+  }
+  __aicore__ inline void WholeOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& x, uint32_t lanes,
+                                 uint32_t rep, uint32_t srcRep) {
+    int32_t m = static_cast<int32_t>(lanes), r = static_cast<int32_t>(rep), sr = static_cast<int32_t>(srcRep);
+    if (kind == 0) WholeReduceSum(d, x, m, r, 1, 1, sr);
+    else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+    else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+  }
+  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
+    const uint32_t G = C / 64u, tl = C % 64u;
+    if (P <= 2040u) {
+      const uint8_t rs = static_cast<uint8_t>(P / 8u);
+      if (G == 0u) {
+        WholeOp(kind, dst, x, tl, nt, rs);
+        return;
+      }
+      if (G == 1u && tl == 0u) {
+        WholeOp(kind, dst, x, 64u, nt, rs);
+        return;
+      }
+      if (G >= 2u) {
+        TileOp(kind, accb, x, x[64], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, rs, rs));
+      } else {
+        Adds(accb, x, 0.0f, static_cast<uint64_t>(64), nt, UnaryRepeatParams(1, 1, 8, rs));
+      }
+      for (uint32_t g = 2u; g < G; g++) {
+        TileOp(kind, accb, accb, x[g * 64u], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      if (tl > 0u) {
+        TileOp(kind, accb, accb, x[G * 64u], tl, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      WholeOp(kind, dst, accb, 64u, nt, 8u);
+      return;
+    }
+    for (uint32_t j = 0; j < nt; j++) {
+      LocalTensor<float> row = x[j * P];
+      const uint32_t h = G / 2u * 64u;
+      FoldOp(kind, foldb, row, row[h], h);
+      if (G % 2u) FoldOp(kind, foldb, foldb, row[2u * h], 64u);
+      if (tl > 0u) FoldOp(kind, foldb, foldb, row[G * 64u], tl);
+      uint32_t len = h;
+      while (len > 64u) {
+        const uint32_t g = len / 64u, hh = g / 2u * 64u;
+        FoldOp(kind, foldb, foldb, foldb[hh], hh);
+        if (g % 2u) FoldOp(kind, foldb, foldb, foldb[2u * hh], 64u);
+        len = hh;
+      }
+      WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
+    }
+  }
+"#;
+
 fn round32(bytes: &str) -> String {
     format!("(({bytes}) + 31) / 32 * 32")
 }
@@ -1773,11 +2240,12 @@ fn sizes_code(flat: bool, ind: &str) -> String {
     let mut s = String::new();
     if flat {
         let _ = writeln!(s, "{ind}C = 0; P = 0; T = 1; K = t.chunk; BN = t.buf_num;");
-        let _ = writeln!(s, "{ind}TL = K; LIN = K;");
+        let _ = writeln!(s, "{ind}TL = K; LIN = K; R = 0;");
     } else {
         let _ = writeln!(s, "{ind}C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;");
         let _ = writeln!(s, "{ind}TL = t.resident != 0 ? P + 64u : K;");
         let _ = writeln!(s, "{ind}LIN = t.resident != 0 ? T * P + 64u : K;");
+        let _ = writeln!(s, "{ind}R = t.resident != 0 ? 1u : 0u;");
     }
     s
 }
@@ -1794,13 +2262,13 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
     );
     let _ = writeln!(
         s,
-        "// tunable parameters: max tile elements {}, buffers {}, max blocks {}.",
-        p.max_tile_elems, p.buffer_num, p.max_blocks
+        "// tunable parameters: max tile elements {}, buffers {}, max blocks {}, tiles per core {}.",
+        p.max_tile_elems, p.buffer_num, p.max_blocks, p.tiles_per_core
     );
     s.push_str("#include \"agenticcann_tiling.h\"\n#include <cstdint>\n\n");
     // A local struct mirror of the kernel's size variables.
-    s.push_str("namespace {\nstruct Sizes {\n  uint64_t C, P, T, K, BN, TL, LIN;\n};\n");
-    s.push_str("uint64_t ub_bytes(const Sizes& z) {\n  const uint64_t C = z.C, P = z.P, T = z.T, K = z.K, BN = z.BN, TL = z.TL, LIN = z.LIN;\n  (void)C; (void)P; (void)T; (void)K; (void)BN; (void)TL; (void)LIN;\n  uint64_t b = 0;\n");
+    s.push_str("namespace {\nstruct Sizes {\n  uint64_t C, P, T, K, BN, TL, LIN, R;\n};\n");
+    s.push_str("uint64_t ub_bytes(const Sizes& z) {\n  const uint64_t C = z.C, P = z.P, T = z.T, K = z.K, BN = z.BN, TL = z.TL, LIN = z.LIN, R = z.R;\n  (void)C; (void)P; (void)T; (void)K; (void)BN; (void)TL; (void)LIN; (void)R;\n  uint64_t b = 0;\n");
     for b in &e.bufs {
         let _ = writeln!(
             s,
@@ -1855,7 +2323,7 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
         );
         s.push_str("  const uint64_t per = (units + blocks - 1) / blocks * 64;\n  blocks = (total + per - 1) / per;\n");
         s.push_str("  uint64_t lo = 1, hi = (max_tile / 64) > 0 ? max_tile / 64 : 1;\n  if (hi > per / 64) hi = per / 64;\n  if (hi == 0) hi = 1;\n");
-        s.push_str("  auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64, 0}; return ub_bytes(z) <= budget; };\n");
         s.push_str("  if (!fits(1)) return 1;\n  while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits(mid)) lo = mid; else hi = mid - 1; }\n");
         s.push_str("  tiling->total = static_cast<uint32_t>(total);\n  tiling->per_core = static_cast<uint32_t>(per);\n  tiling->chunk = static_cast<uint32_t>(lo * 64);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
     } else {
@@ -1867,10 +2335,14 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
         );
         s.push_str("  const uint64_t per = (rows + blocks - 1) / blocks;\n");
         s.push_str("  const uint64_t P = (C + 15) / 16 * 16;\n");
-        s.push_str("  auto fits_res = [&](uint64_t T) { Sizes z{C, P, T, 0, BN, P + 64, T * P + 64}; return ub_bytes(z) <= budget; };\n");
-        s.push_str("  auto fits_chunk = [&](uint64_t k) { Sizes z{C, P, 1, k * 64, BN, k * 64, k * 64}; return ub_bytes(z) <= budget; };\n");
-        s.push_str("  uint64_t tmax = max_tile / P;\n  if (tmax > per) tmax = per;\n  if (tmax > 4095) tmax = 4095;\n");
-        s.push_str("  // Aim for at least two tiles per core so copy-in overlaps compute.\n  if (per >= 4 && tmax > (per + 1) / 2) tmax = (per + 1) / 2;\n  if (tmax == 0) tmax = 1;\n");
+        s.push_str("  auto fits_res = [&](uint64_t T) { Sizes z{C, P, T, 0, BN, P + 64, T * P + 64, 1}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  auto fits_chunk = [&](uint64_t k) { Sizes z{C, P, 1, k * 64, BN, k * 64, k * 64, 0}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  uint64_t tmax = max_tile / P;\n  if (tmax > per) tmax = per;\n  if (tmax > 255) tmax = 255;\n");
+        let _ = writeln!(
+            s,
+            "  // Aim for {} tiles per core so copy-in overlaps compute.\n  const uint64_t tpc = {};\n  if (tpc > 1 && tmax > (per + tpc - 1) / tpc) tmax = (per + tpc - 1) / tpc;\n  if (tmax == 0) tmax = 1;",
+            p.tiles_per_core, p.tiles_per_core
+        );
         s.push_str("  tiling->rows = static_cast<uint32_t>(rows);\n  tiling->cols = static_cast<uint32_t>(C);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
         s.push_str("  if (fits_res(1)) {\n    uint64_t lo = 1, hi = tmax;\n    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }\n");
         s.push_str("    tiling->resident = 1;\n    tiling->tile_rows = static_cast<uint32_t>(lo);\n    tiling->chunk = static_cast<uint32_t>(C);\n  } else {\n");

@@ -185,6 +185,8 @@ fn align(s: &ShapeTemplate, rank: usize) -> Vec<Dim> {
 
 struct Ctx<'a> {
     op: &'a OpSpec,
+    /// Lower known patterns to cheaper forms (`SynthOptions::fast_math`).
+    fast_math: bool,
     /// name → (expr of an intermediate statement)
     defs: HashMap<String, &'a Expr>,
     attrs: HashMap<String, f64>,
@@ -409,6 +411,11 @@ impl Builder<'_, '_> {
                 self.lower(operand)?
             }
             ExprKind::Binary { op, lhs, rhs } => {
+                if *op == BinaryOp::Mul && self.ctx.fast_math {
+                    if let Some(y) = self.mish(lhs, rhs)? {
+                        return Ok(y);
+                    }
+                }
                 let b = match op {
                     BinaryOp::Add => Bin::Add,
                     BinaryOp::Sub => Bin::Sub,
@@ -574,6 +581,49 @@ impl Builder<'_, '_> {
         Ok(self.nodes.len() - 1)
     }
 
+    /// Mish `x · tanh(log(1 + exp(x)))` (either operand order) in its one-exp form
+    /// `x · n / (n + 2)`, `n = w (w + 2)`, `w = exp(min(x, 20))`: tanh(log(1 + w)) =
+    /// ((1 + w)² − 1) / ((1 + w)² + 1); past x = 20 the ratio is 1 in fp32, and the clamp
+    /// keeps `n` finite. None when `lhs · rhs` is not mish.
+    fn mish(&mut self, lhs: &Expr, rhs: &Expr) -> Result<Option<usize>, SynthError> {
+        let inner = |e: &'_ Expr| -> Option<Expr> {
+            let ExprKind::Call {
+                func: Func::Tanh,
+                args,
+            } = &e.kind
+            else {
+                return None;
+            };
+            let ExprKind::Call {
+                func: Func::Log,
+                args: largs,
+            } = &args.first()?.kind
+            else {
+                return None;
+            };
+            softplus_arg(largs.first()?).cloned()
+        };
+        for (x, t) in [(lhs, rhs), (rhs, lhs)] {
+            let Some(arg) = inner(t) else { continue };
+            let xi = self.lower(x)?;
+            let ai = self.lower(&arg)?;
+            if xi != ai {
+                continue;
+            }
+            let lx = self.level(xi);
+            let twenty = self.push(Op::Const(20.0), Level::Uniform);
+            let two = self.push(Op::Const(2.0), Level::Uniform);
+            let m = self.bin(Bin::Min, xi, twenty);
+            let wv = self.push(Op::Un(Un::Exp, m), lx);
+            let w2 = self.bin(Bin::Add, wv, two);
+            let n = self.bin(Bin::Mul, wv, w2);
+            let n2 = self.bin(Bin::Add, n, two);
+            let q = self.bin(Bin::Div, n, n2);
+            return Ok(Some(self.bin(Bin::Mul, xi, q)));
+        }
+        Ok(None)
+    }
+
     fn un(&mut self, u: Un, a: &Expr) -> Result<usize, SynthError> {
         let x = self.lower(a)?;
         Ok(self.push(Op::Un(u, x), self.level(x)))
@@ -586,7 +636,7 @@ impl Builder<'_, '_> {
 }
 
 /// Lowers `op` to its row program.
-pub(crate) fn lower(op: &OpSpec) -> Result<Lowered, SynthError> {
+pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError> {
     let unsupported = |reason: String| SynthError::Unsupported {
         op: op.name.clone(),
         reason,
@@ -606,6 +656,7 @@ pub(crate) fn lower(op: &OpSpec) -> Result<Lowered, SynthError> {
     }
     let ctx = Ctx {
         op,
+        fast_math,
         defs,
         attrs: op.attr_values(),
     };

@@ -24,20 +24,26 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_word, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_pos, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_token_type, BN, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rtbuf1, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(stbuf1, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb3, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb4, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
-    pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
+    pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(shiftbuf, (((R != 0 ? 32 : (TL) * 4)) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     tmp1 = tb1.Get<float>();
     tmp2 = tb2.Get<float>();
@@ -46,6 +52,12 @@ class SynthKernel {
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
     shiftb = shiftbuf.Get<float>();
+    accb = accbuf.Get<float>();
+    foldb = tb0.Get<float>();
+    rtb0 = rtbuf0.Get<float>();
+    stb0 = stbuf0.Get<float>();
+    rtb1 = rtbuf1.Get<float>();
+    stb1 = stbuf1.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -55,14 +67,6 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
-    LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
-    DataCopyPad(q_f_gamma, g_gamma[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-    iq_gamma.EnQue(q_f_gamma);
-    LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
-    DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-    iq_beta.EnQue(q_f_beta);
-    LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
-    LocalTensor<float> f_beta = iq_beta.DeQue<float>();
     {
       uint32_t rowN = start;
       uint32_t ntN = (myRows < T) ? (myRows) : T;
@@ -78,6 +82,14 @@ class SynthKernel {
       DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_token_type.EnQue(q_f_token_type);
     }
+    LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+    DataCopyPad(q_f_gamma, g_gamma[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+    iq_gamma.EnQue(q_f_gamma);
+    LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+    DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+    iq_beta.EnQue(q_f_beta);
+    LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
+    LocalTensor<float> f_beta = iq_beta.DeQue<float>();
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -100,6 +112,8 @@ class SynthKernel {
         iq_token_type.EnQue(q_f_token_type);
       }
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
+      float A5[256], B5[256], K5[256];
+      float A8[256], B8[256], K8[256];
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
@@ -119,14 +133,24 @@ class SynthKernel {
         Sub(tmp4, f_token_type[o], tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
-        (void)k5; (void)b5;
-        k5 = tmp2.GetValue(0);
-        Adds(shiftb, tmp2, -k5, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a5 = redb.GetValue(0);
-        ReduceSum(redb, tmp3, workb, static_cast<int32_t>(n));
-        b5 += redb.GetValue(0);
+        K5[j] = tmp2.GetValue(0);
+        Adds(rtb0[o], tmp2, -K5[j], n);
+        Muls(rtb1[o], tmp3, 1.0f, n);
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      TileReduce(stb1, rtb1, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A5[j] = stb0.GetValue(j);
+        B5[j] = stb1.GetValue(j);
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+        (void)b5; (void)k5;
         float t5 = (a5 + b5) / static_cast<float>(C);
         float s5 = k5 + t5;
         float v5 = s5 - k5;
@@ -144,23 +168,31 @@ class SynthKernel {
         Sub(tmp4, f_token_type[o], tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        Adds(tmp1, tmp2, -(s5), n);
-        Sub(tmp4, tmp1, tmp2, n);
-        Sub(tmp0, tmp1, tmp4, n);
-        Sub(tmp0, tmp2, tmp0, n);
-        Muls(tmp4, tmp4, -1.0f, n);
-        Adds(tmp4, tmp4, -(s5), n);
-        Add(tmp0, tmp0, tmp4, n);
-        Adds(tmp0, tmp0, -s5_lo, n);
-        Add(tmp0, tmp0, tmp3, n);
-        Add(tmp1, tmp1, tmp0, n);
-        Mul(tmp1, tmp1, tmp1, n);
-        float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
-        (void)k8; (void)b8;
-        k8 = tmp1.GetValue(0);
-        Adds(shiftb, tmp1, -k8, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a8 = redb.GetValue(0);
+        Adds(tmp2, tmp2, -(s5), n);
+        Add(tmp2, tmp2, tmp3, n);
+        Adds(tmp2, tmp2, -s5_lo, n);
+        Mul(rtb0[o], tmp2, tmp2, n);
+        K8[j] = 0.0f;
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A8[j] = stb0.GetValue(j);
+        B8[j] = 0.0f;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+        (void)b5; (void)k5;
+        float t5 = (a5 + b5) / static_cast<float>(C);
+        float s5 = k5 + t5;
+        float v5 = s5 - k5;
+        float s5_lo = (k5 - (s5 - v5)) + (t5 - v5);
+        float a8 = A8[j], b8 = B8[j], k8 = K8[j];
+        (void)b8; (void)k8;
         float s8 = k8 + a8 / static_cast<float>(C);
         float s10 = s8 + 1e-12f;
         float s11 = 1.0f / sqrtf(s10);
@@ -177,26 +209,12 @@ class SynthKernel {
         Sub(tmp4, f_token_type[o], tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        Adds(tmp1, tmp2, -(s5), n);
-        Sub(tmp4, tmp1, tmp2, n);
-        Sub(tmp0, tmp1, tmp4, n);
-        Sub(tmp0, tmp2, tmp0, n);
-        Muls(tmp4, tmp4, -1.0f, n);
-        Adds(tmp4, tmp4, -(s5), n);
-        Add(tmp0, tmp0, tmp4, n);
-        Adds(tmp0, tmp0, -s5_lo, n);
-        Add(tmp0, tmp0, tmp3, n);
-        Add(tmp1, tmp1, tmp0, n);
-        Muls(tmp1, tmp1, s11, n);
-        Mul(tmp1, tmp1, f_gamma, n);
-        Add(tmp0, tmp1, f_beta, n);
-        Sub(tmp2, tmp0, tmp1, n);
-        Sub(tmp3, tmp0, tmp2, n);
-        Sub(tmp3, tmp1, tmp3, n);
-        Sub(tmp2, f_beta, tmp2, n);
-        Add(tmp3, tmp3, tmp2, n);
-        Add(tmp0, tmp0, tmp3, n);
-        Muls(o_y[o], tmp0, 1.0f, n);
+        Adds(tmp2, tmp2, -(s5), n);
+        Add(tmp2, tmp2, tmp3, n);
+        Adds(tmp2, tmp2, -s5_lo, n);
+        Muls(tmp2, tmp2, s11, n);
+        Mul(tmp2, tmp2, f_gamma, n);
+        Add(o_y[o], tmp2, f_beta, n);
       }
       oq_y.EnQue(o_y);
       o_y = oq_y.DeQue<float>();
@@ -307,24 +325,17 @@ class SynthKernel {
         Sub(tmp4, f_token_type, tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        Adds(tmp1, tmp2, -(s5), n);
-        Sub(tmp4, tmp1, tmp2, n);
-        Sub(tmp0, tmp1, tmp4, n);
-        Sub(tmp0, tmp2, tmp0, n);
-        Muls(tmp4, tmp4, -1.0f, n);
-        Adds(tmp4, tmp4, -(s5), n);
-        Add(tmp0, tmp0, tmp4, n);
-        Adds(tmp0, tmp0, -s5_lo, n);
-        Add(tmp0, tmp0, tmp3, n);
-        Add(tmp1, tmp1, tmp0, n);
-        Mul(tmp1, tmp1, tmp1, n);
+        Adds(tmp2, tmp2, -(s5), n);
+        Add(tmp2, tmp2, tmp3, n);
+        Adds(tmp2, tmp2, -s5_lo, n);
+        Mul(tmp2, tmp2, tmp2, n);
         if (off == 0) {
-          k8 = tmp1.GetValue(0);
-          Adds(shiftb, tmp1, -k8, n);
+          k8 = tmp2.GetValue(0);
+          Adds(shiftb, tmp2, -k8, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a8 = redb.GetValue(0);
         } else {
-          Adds(shiftb, tmp1, -k8, n);
+          Adds(shiftb, tmp2, -k8, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a8 += redb.GetValue(0);
         }
@@ -372,27 +383,14 @@ class SynthKernel {
         Sub(tmp4, f_token_type, tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        Adds(tmp1, tmp2, -(s5), n);
-        Sub(tmp4, tmp1, tmp2, n);
-        Sub(tmp0, tmp1, tmp4, n);
-        Sub(tmp0, tmp2, tmp0, n);
-        Muls(tmp4, tmp4, -1.0f, n);
-        Adds(tmp4, tmp4, -(s5), n);
-        Add(tmp0, tmp0, tmp4, n);
-        Adds(tmp0, tmp0, -s5_lo, n);
-        Add(tmp0, tmp0, tmp3, n);
-        Add(tmp1, tmp1, tmp0, n);
-        Muls(tmp1, tmp1, s11, n);
-        Mul(tmp1, tmp1, f_gamma, n);
-        Add(tmp0, tmp1, f_beta, n);
-        Sub(tmp2, tmp0, tmp1, n);
-        Sub(tmp3, tmp0, tmp2, n);
-        Sub(tmp3, tmp1, tmp3, n);
-        Sub(tmp2, f_beta, tmp2, n);
-        Add(tmp3, tmp3, tmp2, n);
+        Adds(tmp2, tmp2, -(s5), n);
+        Add(tmp2, tmp2, tmp3, n);
+        Adds(tmp2, tmp2, -s5_lo, n);
+        Muls(tmp2, tmp2, s11, n);
+        Mul(tmp2, tmp2, f_gamma, n);
+        Add(tmp2, tmp2, f_beta, n);
         LocalTensor<float> o_y = oq_y.AllocTensor<float>();
-        Add(tmp0, tmp0, tmp3, n);
-        Muls(o_y, tmp0, 1.0f, n);
+        Muls(o_y, tmp2, 1.0f, n);
         oq_y.EnQue(o_y);
         o_y = oq_y.DeQue<float>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 4u, 0, 0, 0});
@@ -408,15 +406,83 @@ class SynthKernel {
   }
 
  private:
+  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
+                                const BinaryRepeatParams& p) {
+    uint64_t m = static_cast<uint64_t>(lanes);
+    if (kind == 0) Add(d, a, b, m, rep, p);
+    else if (kind == 1) Max(d, a, b, m, rep, p);
+    else Min(d, a, b, m, rep, p);
+  }
+  __aicore__ inline void FoldOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t count) {
+    int32_t c = static_cast<int32_t>(count);
+    if (kind == 0) Add(d, a, b, c);
+    else if (kind == 1) Max(d, a, b, c);
+    else Min(d, a, b, c);
+  }
+  __aicore__ inline void WholeOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& x, uint32_t lanes,
+                                 uint32_t rep, uint32_t srcRep) {
+    int32_t m = static_cast<int32_t>(lanes), r = static_cast<int32_t>(rep), sr = static_cast<int32_t>(srcRep);
+    if (kind == 0) WholeReduceSum(d, x, m, r, 1, 1, sr);
+    else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+    else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+  }
+  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
+    const uint32_t G = C / 64u, tl = C % 64u;
+    if (P <= 2040u) {
+      const uint8_t rs = static_cast<uint8_t>(P / 8u);
+      if (G == 0u) {
+        WholeOp(kind, dst, x, tl, nt, rs);
+        return;
+      }
+      if (G == 1u && tl == 0u) {
+        WholeOp(kind, dst, x, 64u, nt, rs);
+        return;
+      }
+      if (G >= 2u) {
+        TileOp(kind, accb, x, x[64], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, rs, rs));
+      } else {
+        Adds(accb, x, 0.0f, static_cast<uint64_t>(64), nt, UnaryRepeatParams(1, 1, 8, rs));
+      }
+      for (uint32_t g = 2u; g < G; g++) {
+        TileOp(kind, accb, accb, x[g * 64u], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      if (tl > 0u) {
+        TileOp(kind, accb, accb, x[G * 64u], tl, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      WholeOp(kind, dst, accb, 64u, nt, 8u);
+      return;
+    }
+    for (uint32_t j = 0; j < nt; j++) {
+      LocalTensor<float> row = x[j * P];
+      const uint32_t h = G / 2u * 64u;
+      FoldOp(kind, foldb, row, row[h], h);
+      if (G % 2u) FoldOp(kind, foldb, foldb, row[2u * h], 64u);
+      if (tl > 0u) FoldOp(kind, foldb, foldb, row[G * 64u], tl);
+      uint32_t len = h;
+      while (len > 64u) {
+        const uint32_t g = len / 64u, hh = g / 2u * 64u;
+        FoldOp(kind, foldb, foldb, foldb[hh], hh);
+        if (g % 2u) FoldOp(kind, foldb, foldb, foldb[2u * hh], 64u);
+        len = hh;
+      }
+      WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_gamma;
-  TQue<TPosition::VECIN, 2> iq_beta;
   TQue<TPosition::VECIN, 2> iq_word;
   TQue<TPosition::VECIN, 2> iq_pos;
   TQue<TPosition::VECIN, 2> iq_token_type;
+  TQue<TPosition::VECIN, 2> iq_gamma;
+  TQue<TPosition::VECIN, 2> iq_beta;
+  TBuf<TPosition::VECCALC> rtbuf0;
+  TBuf<TPosition::VECCALC> stbuf0;
+  TBuf<TPosition::VECCALC> rtbuf1;
+  TBuf<TPosition::VECCALC> stbuf1;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> tb1;
   TBuf<TPosition::VECCALC> tb2;
@@ -424,6 +490,7 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> tb4;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
+  TBuf<TPosition::VECCALC> accbuf;
   TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<float> g_beta;
   GlobalTensor<float> g_gamma;
@@ -438,6 +505,11 @@ class SynthKernel {
   LocalTensor<float> tmp4;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
+  LocalTensor<float> accb, foldb;
+  LocalTensor<float> rtb0;
+  LocalTensor<float> stb0;
+  LocalTensor<float> rtb1;
+  LocalTensor<float> stb1;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma, GM_ADDR p_pos, GM_ADDR p_token_type, GM_ADDR p_word, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

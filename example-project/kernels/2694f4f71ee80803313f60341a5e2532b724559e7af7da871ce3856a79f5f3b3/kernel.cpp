@@ -17,6 +17,7 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(accb0, (((P + 64) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_m0_x, BN, (((P + 64) * 2) + 31) / 32 * 32);
@@ -80,7 +81,7 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
   TBuf<TPosition::VECCALC> accb0;
   TQue<TPosition::VECIN, 2> iq_m0_x;

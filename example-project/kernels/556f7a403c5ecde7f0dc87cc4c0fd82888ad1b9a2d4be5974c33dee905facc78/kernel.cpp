@@ -18,9 +18,10 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_b, BN, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_b, BN, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
@@ -36,10 +37,6 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
-    LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
-    DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-    iq_b.EnQue(q_f_b);
-    LocalTensor<float> f_b = iq_b.DeQue<float>();
     {
       uint32_t rowN = start;
       uint32_t ntN = (myRows < T) ? (myRows) : T;
@@ -47,6 +44,10 @@ class SynthKernel {
       DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_x.EnQue(q_f_x);
     }
+    LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
+    DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+    iq_b.EnQue(q_f_b);
+    LocalTensor<float> f_b = iq_b.DeQue<float>();
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -66,18 +67,12 @@ class SynthKernel {
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
         Add(tmp0, f_x[o], f_b, n);
-        Sub(tmp2, tmp0, f_x[o], n);
-        Sub(tmp1, tmp0, tmp2, n);
-        Sub(tmp1, f_x[o], tmp1, n);
-        Sub(tmp2, f_b, tmp2, n);
-        Add(tmp1, tmp1, tmp2, n);
-        Add(tmp0, tmp0, tmp1, n);
-        Muls(tmp2, tmp0, 5e-1f, n);
+        Muls(tmp1, tmp0, 5e-1f, n);
         Muls(tmp0, tmp0, 7.0710677e-1f, n);
-        Erf(tmp1, tmp0, n);
-        Adds(tmp1, tmp1, 1e0f, n);
-        Mul(tmp2, tmp2, tmp1, n);
-        Muls(o_y[o], tmp2, 1.0f, n);
+        Erf(tmp2, tmp0, n);
+        Adds(tmp2, tmp2, 1e0f, n);
+        Mul(tmp1, tmp1, tmp2, n);
+        Muls(o_y[o], tmp1, 1.0f, n);
       }
       oq_y.EnQue(o_y);
       o_y = oq_y.DeQue<float>();
@@ -108,19 +103,13 @@ class SynthKernel {
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         LocalTensor<float> f_b = iq_b.DeQue<float>();
         Add(tmp0, f_x, f_b, n);
-        Sub(tmp2, tmp0, f_x, n);
-        Sub(tmp1, tmp0, tmp2, n);
-        Sub(tmp1, f_x, tmp1, n);
-        Sub(tmp2, f_b, tmp2, n);
-        Add(tmp1, tmp1, tmp2, n);
-        Add(tmp0, tmp0, tmp1, n);
-        Muls(tmp2, tmp0, 5e-1f, n);
+        Muls(tmp1, tmp0, 5e-1f, n);
         Muls(tmp0, tmp0, 7.0710677e-1f, n);
-        Erf(tmp1, tmp0, n);
-        Adds(tmp1, tmp1, 1e0f, n);
-        Mul(tmp2, tmp2, tmp1, n);
+        Erf(tmp2, tmp0, n);
+        Adds(tmp2, tmp2, 1e0f, n);
+        Mul(tmp1, tmp1, tmp2, n);
         LocalTensor<float> o_y = oq_y.AllocTensor<float>();
-        Muls(o_y, tmp2, 1.0f, n);
+        Muls(o_y, tmp1, 1.0f, n);
         oq_y.EnQue(o_y);
         o_y = oq_y.DeQue<float>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 4u, 0, 0, 0});
@@ -135,10 +124,10 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_b;
   TQue<TPosition::VECIN, 2> iq_x;
+  TQue<TPosition::VECIN, 2> iq_b;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> tb1;
   TBuf<TPosition::VECCALC> tb2;

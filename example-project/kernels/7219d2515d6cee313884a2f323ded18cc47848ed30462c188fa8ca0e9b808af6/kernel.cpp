@@ -17,11 +17,12 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_b, BN, (((TL) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_b, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_b, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_b, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
   }
@@ -33,13 +34,6 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
-    LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
-    DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-    iq_b.EnQue(q_f_b);
-    q_f_b = iq_b.DeQue<half>();
-    LocalTensor<float> f_b = fb_b.Get<float>();
-    Cast(f_b, q_f_b, RoundMode::CAST_NONE, P);
-    iq_b.FreeTensor(q_f_b);
     {
       uint32_t rowN = start;
       uint32_t ntN = (myRows < T) ? (myRows) : T;
@@ -47,6 +41,13 @@ class SynthKernel {
       DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_x.EnQue(q_f_x);
     }
+    LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
+    DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+    iq_b.EnQue(q_f_b);
+    q_f_b = iq_b.DeQue<half>();
+    LocalTensor<float> f_b = fb_b.Get<float>();
+    Cast(f_b, q_f_b, RoundMode::CAST_NONE, P);
+    iq_b.FreeTensor(q_f_b);
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -118,12 +119,12 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_b;
-  TBuf<TPosition::VECCALC> fb_b;
   TQue<TPosition::VECIN, 2> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
+  TQue<TPosition::VECIN, 2> iq_b;
+  TBuf<TPosition::VECCALC> fb_b;
   TBuf<TPosition::VECCALC> tb0;
   GlobalTensor<half> g_b;
   GlobalTensor<half> g_x;

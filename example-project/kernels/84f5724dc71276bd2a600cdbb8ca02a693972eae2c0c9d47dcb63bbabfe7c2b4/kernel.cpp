@@ -17,15 +17,12 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_mask, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
-    tmp1 = tb1.Get<float>();
-    tmp2 = tb2.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -72,12 +69,6 @@ class SynthKernel {
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
         Add(tmp0, f_x[o], f_mask[o], n);
-        Sub(tmp2, tmp0, f_x[o], n);
-        Sub(tmp1, tmp0, tmp2, n);
-        Sub(tmp1, f_x[o], tmp1, n);
-        Sub(tmp2, f_mask[o], tmp2, n);
-        Add(tmp1, tmp1, tmp2, n);
-        Add(tmp0, tmp0, tmp1, n);
         Muls(o_y[o], tmp0, 1.0f, n);
       }
       oq_y.EnQue(o_y);
@@ -114,13 +105,7 @@ class SynthKernel {
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         LocalTensor<float> f_mask = iq_mask.DeQue<float>();
         Add(tmp0, f_x, f_mask, n);
-        Sub(tmp2, tmp0, f_x, n);
-        Sub(tmp1, tmp0, tmp2, n);
-        Sub(tmp1, f_x, tmp1, n);
-        Sub(tmp2, f_mask, tmp2, n);
-        Add(tmp1, tmp1, tmp2, n);
         LocalTensor<float> o_y = oq_y.AllocTensor<float>();
-        Add(tmp0, tmp0, tmp1, n);
         Muls(o_y, tmp0, 1.0f, n);
         oq_y.EnQue(o_y);
         o_y = oq_y.DeQue<float>();
@@ -136,19 +121,15 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
   TQue<TPosition::VECIN, 2> iq_x;
   TQue<TPosition::VECIN, 2> iq_mask;
   TBuf<TPosition::VECCALC> tb0;
-  TBuf<TPosition::VECCALC> tb1;
-  TBuf<TPosition::VECCALC> tb2;
   GlobalTensor<float> g_mask;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
   LocalTensor<float> tmp0;
-  LocalTensor<float> tmp1;
-  LocalTensor<float> tmp2;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_mask, GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

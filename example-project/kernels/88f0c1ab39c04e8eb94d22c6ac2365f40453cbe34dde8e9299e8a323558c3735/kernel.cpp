@@ -15,16 +15,12 @@ class SynthKernel {
     g_y.SetGlobalBuffer((__gm__ float*)p_y, (t.d_n));
     g_z.SetGlobalBuffer((__gm__ float*)p_z, (t.d_n));
     C = 0; P = 0; T = 1; K = t.chunk; BN = t.buf_num;
-    TL = K; LIN = K;
+    TL = K; LIN = K; R = 0;
     pipe.InitBuffer(oq_z, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
-    tmp1 = tb1.Get<float>();
-    tmp2 = tb2.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -45,12 +41,6 @@ class SynthKernel {
     LocalTensor<float> f_x = iq_x.DeQue<float>();
     LocalTensor<float> f_y = iq_y.DeQue<float>();
     Add(tmp0, f_x, f_y, n);
-    Sub(tmp2, tmp0, f_x, n);
-    Sub(tmp1, tmp0, tmp2, n);
-    Sub(tmp1, f_x, tmp1, n);
-    Sub(tmp2, f_y, tmp2, n);
-    Add(tmp1, tmp1, tmp2, n);
-    Add(tmp0, tmp0, tmp1, n);
     LocalTensor<float> o_z = oq_z.AllocTensor<float>();
     Muls(o_z, tmp0, 1.0f, n);
     oq_z.EnQue(o_z);
@@ -65,19 +55,15 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_z;
   TQue<TPosition::VECIN, 2> iq_x;
   TQue<TPosition::VECIN, 2> iq_y;
   TBuf<TPosition::VECCALC> tb0;
-  TBuf<TPosition::VECCALC> tb1;
-  TBuf<TPosition::VECCALC> tb2;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
   GlobalTensor<float> g_z;
   LocalTensor<float> tmp0;
-  LocalTensor<float> tmp1;
-  LocalTensor<float> tmp2;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR p_z, GM_ADDR workspace, AgcTiling tiling) {

@@ -14,7 +14,7 @@ class SynthKernel {
     g_x.SetGlobalBuffer((__gm__ half*)p_x, (t.d_n));
     g_y.SetGlobalBuffer((__gm__ half*)p_y, (t.d_n));
     C = 0; P = 0; T = 1; K = t.chunk; BN = t.buf_num;
-    TL = K; LIN = K;
+    TL = K; LIN = K; R = 0;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
@@ -51,7 +51,7 @@ class SynthKernel {
  private:
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
   TQue<TPosition::VECIN, 2> iq_x;
   TBuf<TPosition::VECCALC> fb_x;

@@ -21,21 +21,29 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
-    pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
+    pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(shiftbuf, (((R != 0 ? 32 : (TL) * 4)) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
     shiftb = shiftbuf.Get<float>();
+    accb = accbuf.Get<float>();
+    foldb = tb0.Get<float>();
+    rtb0 = rtbuf0.Get<float>();
+    stb0 = stbuf0.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -45,6 +53,13 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
+    {
+      uint32_t rowN = start;
+      uint32_t ntN = (myRows < T) ? (myRows) : T;
+      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_x.EnQue(q_f_x);
+    }
     LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
     DataCopyPad(q_f_gamma, g_gamma[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
     iq_gamma.EnQue(q_f_gamma);
@@ -59,13 +74,6 @@ class SynthKernel {
     LocalTensor<float> f_beta = fb_beta.Get<float>();
     Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
     iq_beta.FreeTensor(q_f_beta);
-    {
-      uint32_t rowN = start;
-      uint32_t ntN = (myRows < T) ? (myRows) : T;
-      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-      DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_x.EnQue(q_f_x);
-    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -81,27 +89,51 @@ class SynthKernel {
         iq_x.EnQue(q_f_x);
       }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
+      float A1[256], B1[256], K1[256];
+      float A4[256], B4[256], K4[256];
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
-        float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
-        (void)k1; (void)b1;
-        k1 = f_x[o].GetValue(0);
-        Adds(shiftb, f_x[o], -k1, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a1 = redb.GetValue(0);
+        K1[j] = static_cast<float>(g_x.GetValue((r) * t.d_hidden));
+        Adds(rtb0[o], f_x[o], -K1[j], n);
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A1[j] = stb0.GetValue(j);
+        B1[j] = 0.0f;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a1 = A1[j], b1 = B1[j], k1 = K1[j];
+        (void)b1; (void)k1;
         float s1 = k1 + a1 / static_cast<float>(C);
         Adds(tmp0, f_x[o], -(s1), n);
-        Mul(tmp0, tmp0, tmp0, n);
-        float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
-        (void)k4; (void)b4;
-        k4 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k4, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a4 = redb.GetValue(0);
+        Mul(rtb0[o], tmp0, tmp0, n);
+        K4[j] = 0.0f;
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A4[j] = stb0.GetValue(j);
+        B4[j] = 0.0f;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a1 = A1[j], b1 = B1[j], k1 = K1[j];
+        (void)b1; (void)k1;
+        float s1 = k1 + a1 / static_cast<float>(C);
+        float a4 = A4[j], b4 = B4[j], k4 = K4[j];
+        (void)b4; (void)k4;
         float s4 = k4 + a4 / static_cast<float>(C);
         float s6 = s4 + 1e-12f;
         float s7 = 1.0f / sqrtf(s6);
@@ -220,19 +252,86 @@ class SynthKernel {
   }
 
  private:
+  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
+                                const BinaryRepeatParams& p) {
+    uint64_t m = static_cast<uint64_t>(lanes);
+    if (kind == 0) Add(d, a, b, m, rep, p);
+    else if (kind == 1) Max(d, a, b, m, rep, p);
+    else Min(d, a, b, m, rep, p);
+  }
+  __aicore__ inline void FoldOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t count) {
+    int32_t c = static_cast<int32_t>(count);
+    if (kind == 0) Add(d, a, b, c);
+    else if (kind == 1) Max(d, a, b, c);
+    else Min(d, a, b, c);
+  }
+  __aicore__ inline void WholeOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& x, uint32_t lanes,
+                                 uint32_t rep, uint32_t srcRep) {
+    int32_t m = static_cast<int32_t>(lanes), r = static_cast<int32_t>(rep), sr = static_cast<int32_t>(srcRep);
+    if (kind == 0) WholeReduceSum(d, x, m, r, 1, 1, sr);
+    else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+    else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+  }
+  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
+    const uint32_t G = C / 64u, tl = C % 64u;
+    if (P <= 2040u) {
+      const uint8_t rs = static_cast<uint8_t>(P / 8u);
+      if (G == 0u) {
+        WholeOp(kind, dst, x, tl, nt, rs);
+        return;
+      }
+      if (G == 1u && tl == 0u) {
+        WholeOp(kind, dst, x, 64u, nt, rs);
+        return;
+      }
+      if (G >= 2u) {
+        TileOp(kind, accb, x, x[64], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, rs, rs));
+      } else {
+        Adds(accb, x, 0.0f, static_cast<uint64_t>(64), nt, UnaryRepeatParams(1, 1, 8, rs));
+      }
+      for (uint32_t g = 2u; g < G; g++) {
+        TileOp(kind, accb, accb, x[g * 64u], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      if (tl > 0u) {
+        TileOp(kind, accb, accb, x[G * 64u], tl, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      WholeOp(kind, dst, accb, 64u, nt, 8u);
+      return;
+    }
+    for (uint32_t j = 0; j < nt; j++) {
+      LocalTensor<float> row = x[j * P];
+      const uint32_t h = G / 2u * 64u;
+      FoldOp(kind, foldb, row, row[h], h);
+      if (G % 2u) FoldOp(kind, foldb, foldb, row[2u * h], 64u);
+      if (tl > 0u) FoldOp(kind, foldb, foldb, row[G * 64u], tl);
+      uint32_t len = h;
+      while (len > 64u) {
+        const uint32_t g = len / 64u, hh = g / 2u * 64u;
+        FoldOp(kind, foldb, foldb, foldb[hh], hh);
+        if (g % 2u) FoldOp(kind, foldb, foldb, foldb[2u * hh], 64u);
+        len = hh;
+      }
+      WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
+  TQue<TPosition::VECIN, 2> iq_x;
+  TBuf<TPosition::VECCALC> fb_x;
   TQue<TPosition::VECIN, 2> iq_gamma;
   TBuf<TPosition::VECCALC> fb_gamma;
   TQue<TPosition::VECIN, 2> iq_beta;
   TBuf<TPosition::VECCALC> fb_beta;
-  TQue<TPosition::VECIN, 2> iq_x;
-  TBuf<TPosition::VECCALC> fb_x;
+  TBuf<TPosition::VECCALC> rtbuf0;
+  TBuf<TPosition::VECCALC> stbuf0;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
+  TBuf<TPosition::VECCALC> accbuf;
   TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<half> g_beta;
   GlobalTensor<half> g_gamma;
@@ -241,6 +340,9 @@ class SynthKernel {
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
+  LocalTensor<float> accb, foldb;
+  LocalTensor<float> rtb0;
+  LocalTensor<float> stb0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma, GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

@@ -24,25 +24,33 @@ class SynthKernel {
     C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;
     TL = t.resident != 0 ? P + 64u : K;
     LIN = t.resident != 0 ? T * P + 64u : K;
+    R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
-    pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_word, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_word, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_pos, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_pos, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_token_type, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_token_type, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
-    pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(shiftbuf, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
+    pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(shiftbuf, (((R != 0 ? 32 : (TL) * 4)) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
     shiftb = shiftbuf.Get<float>();
+    accb = accbuf.Get<float>();
+    foldb = tb0.Get<float>();
+    rtb0 = rtbuf0.Get<float>();
+    stb0 = stbuf0.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -52,20 +60,6 @@ class SynthKernel {
   uint32_t start = idx * base + (idx < rem ? idx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
-    LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
-    DataCopyPad(q_f_gamma, g_gamma[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-    iq_gamma.EnQue(q_f_gamma);
-    LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
-    DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-    iq_beta.EnQue(q_f_beta);
-    q_f_gamma = iq_gamma.DeQue<half>();
-    LocalTensor<float> f_gamma = fb_gamma.Get<float>();
-    Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
-    iq_gamma.FreeTensor(q_f_gamma);
-    q_f_beta = iq_beta.DeQue<half>();
-    LocalTensor<float> f_beta = fb_beta.Get<float>();
-    Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
-    iq_beta.FreeTensor(q_f_beta);
     {
       uint32_t rowN = start;
       uint32_t ntN = (myRows < T) ? (myRows) : T;
@@ -81,6 +75,20 @@ class SynthKernel {
       DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_token_type.EnQue(q_f_token_type);
     }
+    LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+    DataCopyPad(q_f_gamma, g_gamma[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+    iq_gamma.EnQue(q_f_gamma);
+    LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+    DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+    iq_beta.EnQue(q_f_beta);
+    q_f_gamma = iq_gamma.DeQue<half>();
+    LocalTensor<float> f_gamma = fb_gamma.Get<float>();
+    Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+    iq_gamma.FreeTensor(q_f_gamma);
+    q_f_beta = iq_beta.DeQue<half>();
+    LocalTensor<float> f_beta = fb_beta.Get<float>();
+    Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+    iq_beta.FreeTensor(q_f_beta);
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -112,6 +120,8 @@ class SynthKernel {
         iq_token_type.EnQue(q_f_token_type);
       }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
+      float A5[256], B5[256], K5[256];
+      float A8[256], B8[256], K8[256];
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
@@ -120,23 +130,45 @@ class SynthKernel {
         (void)r; (void)o; (void)n64;
         Add(tmp0, f_word[o], f_pos[o], n);
         Add(tmp0, tmp0, f_token_type[o], n);
-        float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
-        (void)k5; (void)b5;
-        k5 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k5, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a5 = redb.GetValue(0);
+        K5[j] = tmp0.GetValue(0);
+        Adds(rtb0[o], tmp0, -K5[j], n);
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A5[j] = stb0.GetValue(j);
+        B5[j] = 0.0f;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+        (void)b5; (void)k5;
         float s5 = k5 + a5 / static_cast<float>(C);
         Add(tmp0, f_word[o], f_pos[o], n);
         Add(tmp0, tmp0, f_token_type[o], n);
         Adds(tmp0, tmp0, -(s5), n);
-        Mul(tmp0, tmp0, tmp0, n);
-        float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
-        (void)k8; (void)b8;
-        k8 = tmp0.GetValue(0);
-        Adds(shiftb, tmp0, -k8, n);
-        ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
-        a8 = redb.GetValue(0);
+        Mul(rtb0[o], tmp0, tmp0, n);
+        K8[j] = 0.0f;
+      }
+      TileReduce(stb0, rtb0, nt, 0);
+      for (uint32_t j = 0; j < nt; j++) {
+        A8[j] = stb0.GetValue(j);
+        B8[j] = 0.0f;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        uint32_t r = row0 + j;
+        uint32_t o = j * P;
+        uint32_t n = C;
+        uint32_t n64 = (n + 63u) / 64u * 64u;
+        (void)r; (void)o; (void)n64;
+        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+        (void)b5; (void)k5;
+        float s5 = k5 + a5 / static_cast<float>(C);
+        float a8 = A8[j], b8 = B8[j], k8 = K8[j];
+        (void)b8; (void)k8;
         float s8 = k8 + a8 / static_cast<float>(C);
         float s10 = s8 + 1e-12f;
         float s11 = 1.0f / sqrtf(s10);
@@ -313,23 +345,90 @@ class SynthKernel {
   }
 
  private:
+  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
+                                const BinaryRepeatParams& p) {
+    uint64_t m = static_cast<uint64_t>(lanes);
+    if (kind == 0) Add(d, a, b, m, rep, p);
+    else if (kind == 1) Max(d, a, b, m, rep, p);
+    else Min(d, a, b, m, rep, p);
+  }
+  __aicore__ inline void FoldOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+                                const LocalTensor<float>& b, uint32_t count) {
+    int32_t c = static_cast<int32_t>(count);
+    if (kind == 0) Add(d, a, b, c);
+    else if (kind == 1) Max(d, a, b, c);
+    else Min(d, a, b, c);
+  }
+  __aicore__ inline void WholeOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& x, uint32_t lanes,
+                                 uint32_t rep, uint32_t srcRep) {
+    int32_t m = static_cast<int32_t>(lanes), r = static_cast<int32_t>(rep), sr = static_cast<int32_t>(srcRep);
+    if (kind == 0) WholeReduceSum(d, x, m, r, 1, 1, sr);
+    else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+    else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
+  }
+  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
+    const uint32_t G = C / 64u, tl = C % 64u;
+    if (P <= 2040u) {
+      const uint8_t rs = static_cast<uint8_t>(P / 8u);
+      if (G == 0u) {
+        WholeOp(kind, dst, x, tl, nt, rs);
+        return;
+      }
+      if (G == 1u && tl == 0u) {
+        WholeOp(kind, dst, x, 64u, nt, rs);
+        return;
+      }
+      if (G >= 2u) {
+        TileOp(kind, accb, x, x[64], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, rs, rs));
+      } else {
+        Adds(accb, x, 0.0f, static_cast<uint64_t>(64), nt, UnaryRepeatParams(1, 1, 8, rs));
+      }
+      for (uint32_t g = 2u; g < G; g++) {
+        TileOp(kind, accb, accb, x[g * 64u], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      if (tl > 0u) {
+        TileOp(kind, accb, accb, x[G * 64u], tl, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
+      }
+      WholeOp(kind, dst, accb, 64u, nt, 8u);
+      return;
+    }
+    for (uint32_t j = 0; j < nt; j++) {
+      LocalTensor<float> row = x[j * P];
+      const uint32_t h = G / 2u * 64u;
+      FoldOp(kind, foldb, row, row[h], h);
+      if (G % 2u) FoldOp(kind, foldb, foldb, row[2u * h], 64u);
+      if (tl > 0u) FoldOp(kind, foldb, foldb, row[G * 64u], tl);
+      uint32_t len = h;
+      while (len > 64u) {
+        const uint32_t g = len / 64u, hh = g / 2u * 64u;
+        FoldOp(kind, foldb, foldb, foldb[hh], hh);
+        if (g % 2u) FoldOp(kind, foldb, foldb, foldb[2u * hh], 64u);
+        len = hh;
+      }
+      WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
-  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0;
+  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_gamma;
-  TBuf<TPosition::VECCALC> fb_gamma;
-  TQue<TPosition::VECIN, 2> iq_beta;
-  TBuf<TPosition::VECCALC> fb_beta;
   TQue<TPosition::VECIN, 2> iq_word;
   TBuf<TPosition::VECCALC> fb_word;
   TQue<TPosition::VECIN, 2> iq_pos;
   TBuf<TPosition::VECCALC> fb_pos;
   TQue<TPosition::VECIN, 2> iq_token_type;
   TBuf<TPosition::VECCALC> fb_token_type;
+  TQue<TPosition::VECIN, 2> iq_gamma;
+  TBuf<TPosition::VECCALC> fb_gamma;
+  TQue<TPosition::VECIN, 2> iq_beta;
+  TBuf<TPosition::VECCALC> fb_beta;
+  TBuf<TPosition::VECCALC> rtbuf0;
+  TBuf<TPosition::VECCALC> stbuf0;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
+  TBuf<TPosition::VECCALC> accbuf;
   TBuf<TPosition::VECCALC> shiftbuf;
   GlobalTensor<half> g_beta;
   GlobalTensor<half> g_gamma;
@@ -340,6 +439,9 @@ class SynthKernel {
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
+  LocalTensor<float> accb, foldb;
+  LocalTensor<float> rtb0;
+  LocalTensor<float> stb0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma, GM_ADDR p_pos, GM_ADDR p_token_type, GM_ADDR p_word, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {
