@@ -94,6 +94,7 @@ fn status_text(s: ShapeStatus) -> &'static str {
         ShapeStatus::Error => "ERROR",
         ShapeStatus::NotRun => "not run",
         ShapeStatus::SkippedEmpty => "empty",
+        ShapeStatus::Declined => "declined",
     }
 }
 
