@@ -198,8 +198,14 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         };
         if let Some(d) = &dump {
             std::fs::create_dir_all(d)?;
-            std::fs::write(d.join(format!("{}.kernel.cpp", op.name)), &s.candidate.kernel)?;
-            std::fs::write(d.join(format!("{}.tiling.cpp", op.name)), &s.candidate.tiling)?;
+            std::fs::write(
+                d.join(format!("{}.kernel.cpp", op.name)),
+                &s.candidate.kernel,
+            )?;
+            std::fs::write(
+                d.join(format!("{}.tiling.cpp", op.name)),
+                &s.candidate.tiling,
+            )?;
         }
         let (abs, rel) = max_errors(&s.evaluation);
         for sh in &s.evaluation.shapes {
@@ -215,9 +221,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
                 max_abs_err: abs,
                 max_rel_err: rel,
             };
-            let old = before
-                .iter()
-                .find(|b| b.op == row.op && b.dims == row.dims);
+            let old = before.iter().find(|b| b.op == row.op && b.dims == row.dims);
             let t = target(&row.op, &row.dims);
             let fmt_us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
             println!(

@@ -90,7 +90,11 @@ fn recipe_is_parsed_and_not_part_of_the_key() {
     assert_eq!(e.vendor.as_deref(), Some("aclnnRmsNorm"));
     assert_eq!(e.recipe.as_ref().unwrap().statements.len(), 4);
     assert!(without.eager.is_none());
-    assert_eq!(with.key(), without.key(), "the recipe must not change the key");
+    assert_eq!(
+        with.key(),
+        without.key(),
+        "the recipe must not change the key"
+    );
 }
 
 #[test]
@@ -115,7 +119,11 @@ fn recipe_names_shapes_and_dtypes_are_checked() {
     let ps = problems(&format!(
         "{RMS}eager = {{ source = \"s\", recipe = \"y = cast(x, f32) * gamma\" }}\n"
     ));
-    has(&ps, "eager.recipe", "computes `y` in f32, but outputs.y is f16");
+    has(
+        &ps,
+        "eager.recipe",
+        "computes `y` in f32, but outputs.y is f16",
+    );
     // Wrong shape.
     let ps = problems(&format!(
         "{RMS}eager = {{ source = \"s\", recipe = \"y = mean(x, axis=-1, keepdims=true)\" }}\n"
@@ -154,7 +162,11 @@ fn eager_table_fields_are_checked() {
         "eager.kernels",
         "unknown field",
     );
-    has(&problems(&format!("{RMS}eager = 3\n")), "eager", "expected a table");
+    has(
+        &problems(&format!("{RMS}eager = 3\n")),
+        "eager",
+        "expected a table",
+    );
 }
 
 #[test]
@@ -165,12 +177,11 @@ fn hf_rms_norm_launches_eight_kernels_with_fp32_temporaries() {
         .iter()
         .map(|k| {
             assert!(k.vendor.is_none());
-            let mut ins: Vec<(String, Dtype)> = k
-                .op
-                .inputs
-                .iter()
-                .map(|i| (i.name.clone(), i.decl.dtype))
-                .collect();
+            let mut ins: Vec<(String, Dtype)> =
+                k.op.inputs
+                    .iter()
+                    .map(|i| (i.name.clone(), i.decl.dtype))
+                    .collect();
             ins.sort();
             (
                 k.op.reference.to_canonical_source(),
@@ -245,7 +256,9 @@ eager = { source = "BERT/GPT-2 (torch.nn.functional.layer_norm)", vendor = "acln
     assert!((v.time_us - 25.98176).abs() < 1e-9, "{}", v.time_us);
     // At one row, launch overhead dominates: (16384 + 16384) B → 0.02048 us + 5 us.
     let one = HashMap::from([("rows".to_string(), 1)]);
-    let v1 = vendor_fused_time(&ops[0], &one, &profile()).unwrap().unwrap();
+    let v1 = vendor_fused_time(&ops[0], &one, &profile())
+        .unwrap()
+        .unwrap();
     assert!((v1.time_us - 5.02048).abs() < 1e-9, "{}", v1.time_us);
     // No vendor: no model.
     assert!(vendor_fused_time(&load(RMS)[0], &bind(1, 64), &profile())

@@ -73,10 +73,10 @@ fn fetches_by_key_from_a_real_server_into_the_user_cache() {
     Entry::load(&cached).unwrap();
 
     // The next build finds it in the cache and asks the server nothing.
-    let n = server.requests().len();
+    let n = server.settled_request_count();
     let again = f.builder().remote(Some(&url)).try_build().unwrap();
     assert_eq!(again.ops[0].source, Some(Source::UserCache));
-    assert_eq!(server.requests().len(), n);
+    assert_eq!(server.settled_request_count(), n);
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn a_server_that_is_down_is_a_clear_error() {
 fn offline_makes_no_request() {
     let server = Nginx::start();
     push(&server, &[ADD_F32]);
-    let before = server.requests().len();
+    let before = server.settled_request_count();
     let f = remote_only(&["add_f32"]);
     let e = f
         .builder()
@@ -176,7 +176,7 @@ fn offline_makes_no_request() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Miss);
     assert!(e.to_string().contains("AGENTICCANN_OFFLINE is set"), "{e}");
-    assert_eq!(server.requests().len(), before);
+    assert_eq!(server.settled_request_count(), before);
 }
 
 #[test]

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use agenticcann_build::judge::{evaluate, evaluate_many, Candidate, EvalOptions, Evaluation};
 use agenticcann_build::spec::{OpSpec, Pattern, Spec};
 use agenticcann_build::synth::{
-    eager, eager_time, propose, search, synthesize, variants, RowStats, SynthOptions,
-    TilingParams,
+    eager, eager_time, propose, search, synthesize, variants, RowStats, SynthOptions, TilingParams,
 };
 
 fn repo() -> PathBuf {
@@ -561,7 +560,10 @@ init = { gamma = "uniform(0.5, 1.5)" }
     assert!(a.tried.len() >= 2, "{:?}", a.tried);
     for (o, t) in &a.tried {
         if let Some(t) = t {
-            assert!(*t >= best, "{o:?} at {t:.2} us beats the choice at {best:.2} us");
+            assert!(
+                *t >= best,
+                "{o:?} at {t:.2} us beats the choice at {best:.2} us"
+            );
         }
     }
 }

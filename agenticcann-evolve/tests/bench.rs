@@ -59,7 +59,11 @@ y = s * up
 
 fn suite() -> Vec<SuiteOp> {
     let spec = Spec::from_manifest_str(OPS, None).unwrap().unwrap();
-    let labels = [Pattern::Normalization, Pattern::Normalization, Pattern::Fusion];
+    let labels = [
+        Pattern::Normalization,
+        Pattern::Normalization,
+        Pattern::Fusion,
+    ];
     spec.ops
         .into_iter()
         .zip(labels)
@@ -89,8 +93,10 @@ fn small_subset_report() {
     assert_eq!(soc.name, "Ascend910B1");
     assert_eq!(soc.digest.len(), 64);
     let mut seen = Vec::new();
-    let results = bench::run(&suite, &opts, &soc.profile, &mut |r| seen.push(r.name.clone()))
-        .unwrap();
+    let results = bench::run(&suite, &opts, &soc.profile, &mut |r| {
+        seen.push(r.name.clone())
+    })
+    .unwrap();
     assert_eq!(seen, ["rms_norm_f16", "layer_norm_f16", "swiglu_bf16"]);
     for r in &results {
         assert_eq!(r.status, OpStatus::Feasible, "{r:?}");
@@ -142,7 +148,13 @@ fn small_subset_report() {
         .unwrap();
     assert_eq!((f0.count, f0.ops), (2, 2));
     let md = bench::markdown(&report);
-    for needle in ["rms_norm_f16", "aclnnLayerNorm", "## fast_p", "sha256", "vs eager"] {
+    for needle in [
+        "rms_norm_f16",
+        "aclnnLayerNorm",
+        "## fast_p",
+        "sha256",
+        "vs eager",
+    ] {
         assert!(md.contains(needle), "markdown lacks {needle}");
     }
     // The JSON reads back (floats to within their printed precision).
@@ -150,7 +162,10 @@ fn small_subset_report() {
     assert_eq!(back.meta, report.meta);
     assert_eq!(back.ops.len(), report.ops.len());
     for (a, b) in back.ops.iter().zip(&report.ops) {
-        assert_eq!((&a.name, a.status, a.eager_launches), (&b.name, b.status, b.eager_launches));
+        assert_eq!(
+            (&a.name, a.status, a.eager_launches),
+            (&b.name, b.status, b.eager_launches)
+        );
         for (x, y) in a.shapes.iter().zip(&b.shapes) {
             assert_eq!(x.dims, y.dims);
             assert!((x.time_us - y.time_us).abs() <= 1e-9 * y.time_us);
@@ -173,7 +188,11 @@ fn small_subset_report() {
     let only_ln = &suite[1..2];
     let fake = bench::run(only_ln, &opts, &slow, &mut |_| {}).unwrap();
     assert_eq!(fake[0].status, OpStatus::Suspect, "{:?}", fake[0]);
-    assert!(fake[0].reason.as_deref().unwrap().contains("below the roofline"));
+    assert!(fake[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("below the roofline"));
     let report = bench::summarize(fake, Meta::collect(info, "offline", "test", 1.0));
     let p = &report.patterns.iter().find(|p| p.ops > 0).unwrap();
     assert_eq!((p.feasible, p.suspect), (0, 1));

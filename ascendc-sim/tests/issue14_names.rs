@@ -28,7 +28,12 @@ fn probes() -> Vec<Probe> {
         }
         let implemented = line.starts_with('+');
         let fields: Vec<&str> = line[1..].splitn(3, '|').map(str::trim).collect();
-        assert_eq!(fields.len(), 3, "names.txt:{}: expected `name | examples | snippet`", i + 1);
+        assert_eq!(
+            fields.len(),
+            3,
+            "names.txt:{}: expected `name | examples | snippet`",
+            i + 1
+        );
         let (name, host) = match fields[0].strip_prefix("host:") {
             Some(n) => (n.trim().to_string(), true),
             None => (fields[0].to_string(), false),
@@ -47,7 +52,14 @@ fn probes() -> Vec<Probe> {
             ),
             None => (Vec::new(), fields[2].to_string()),
         };
-        out.push(Probe { implemented, name, examples, includes, body, host });
+        out.push(Probe {
+            implemented,
+            name,
+            examples,
+            includes,
+            body,
+            host,
+        });
     }
     out
 }
@@ -88,12 +100,17 @@ fn compiles(p: &Probe, include: &Path, dir: &Path, i: usize) -> (bool, String) {
         .arg(&file)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn the_issue_names_compile() {
-    let custom = std::env::var("ASCENDC_SIM_PROBE_INCLUDE").ok().map(PathBuf::from);
+    let custom = std::env::var("ASCENDC_SIM_PROBE_INCLUDE")
+        .ok()
+        .map(PathBuf::from);
     let include = custom
         .clone()
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("include"));
@@ -107,7 +124,12 @@ fn the_issue_names_compile() {
         let (a, b) = ps.split_at(half);
         let inc = &include;
         let d = &dir;
-        let ha = s.spawn(move || a.iter().enumerate().map(|(i, p)| compiles(p, inc, d, i)).collect::<Vec<_>>());
+        let ha = s.spawn(move || {
+            a.iter()
+                .enumerate()
+                .map(|(i, p)| compiles(p, inc, d, i))
+                .collect::<Vec<_>>()
+        });
         let hb = s.spawn(move || {
             b.iter()
                 .enumerate()
@@ -126,9 +148,18 @@ fn the_issue_names_compile() {
             ok += 1;
             ex_ok += p.examples;
         }
-        println!("{} {} ({} examples)", if *good { "compiles" } else { "missing " }, p.name, p.examples);
+        println!(
+            "{} {} ({} examples)",
+            if *good { "compiles" } else { "missing " },
+            p.name,
+            p.examples
+        );
         if p.implemented && !good {
-            failures.push(format!("{}:\n{}", p.name, err.lines().take(8).collect::<Vec<_>>().join("\n")));
+            failures.push(format!(
+                "{}:\n{}",
+                p.name,
+                err.lines().take(8).collect::<Vec<_>>().join("\n")
+            ));
         }
     }
     println!(
@@ -136,6 +167,10 @@ fn the_issue_names_compile() {
         ps.len()
     );
     if custom.is_none() {
-        assert!(failures.is_empty(), "implemented names that do not compile:\n{}", failures.join("\n\n"));
+        assert!(
+            failures.is_empty(),
+            "implemented names that do not compile:\n{}",
+            failures.join("\n\n")
+        );
     }
 }

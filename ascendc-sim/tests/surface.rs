@@ -55,7 +55,8 @@ fn results() -> &'static HashMap<String, (Value, Value)> {
             .expect("utf-8 output")
             .lines()
             .map(|l| {
-                let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON {l}: {e}"));
+                let v: Value =
+                    serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON {l}: {e}"));
                 (
                     v["name"].as_str().unwrap().to_string(),
                     (v["values_ok"].clone(), v["result"].clone()),
@@ -107,10 +108,21 @@ fn faulty_kernels_report_their_kind_at_their_line() {
             .iter()
             .find(|d| d["kind"] == kind.as_str())
             .unwrap_or_else(|| panic!("{case}: no `{kind}` diagnostic in {r}"));
-        assert_eq!(d["line"].as_u64(), Some(line), "{case}: `{kind}` at the wrong line: {d}");
-        assert!(d["file"].as_str().unwrap().ends_with("surface.cpp"), "{case}: {d}");
+        assert_eq!(
+            d["line"].as_u64(),
+            Some(line),
+            "{case}: `{kind}` at the wrong line: {d}"
+        );
+        assert!(
+            d["file"].as_str().unwrap().ends_with("surface.cpp"),
+            "{case}: {d}"
+        );
         let error = d["severity"] == "error";
-        assert_eq!(r["failed"].as_bool(), Some(error), "{case}: failed flag vs severity: {r}");
+        assert_eq!(
+            r["failed"].as_bool(),
+            Some(error),
+            "{case}: failed flag vs severity: {r}"
+        );
         assert!(!d["message"].as_str().unwrap().is_empty());
     }
 }
@@ -140,7 +152,11 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
         assert!(diags(r).is_empty(), "{name} must run clean: {r}");
-        assert_ne!(values_ok, &Value::Bool(false), "{name} computed wrong numbers");
+        assert_ne!(
+            values_ok,
+            &Value::Bool(false),
+            "{name} computed wrong numbers"
+        );
         assert!(total_us(r) > 0.0, "{name}: no modelled time: {r}");
     }
     // Every correct kernel with data has its numbers checked.
@@ -199,7 +215,10 @@ fn identical_gm_writes_are_a_warning_not_a_race() {
 fn cross_core_sync_is_costed() {
     let sync = total_us(result("syncall_only"));
     let empty = total_us(result("empty_kernel"));
-    assert!(sync > empty + 0.5, "SyncAll kernel {sync} us vs empty {empty} us");
+    assert!(
+        sync > empty + 0.5,
+        "SyncAll kernel {sync} us vs empty {empty} us"
+    );
     assert_clean_of(result("syncall_only"));
 }
 
@@ -219,7 +238,11 @@ fn host(soc: &str) -> Value {
         .env("AGENTICCANN_SIM_PROFILE_DIR", manifest().join("profiles"))
         .output()
         .expect("running surface host");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     serde_json::from_str(text.lines().next().expect("one line")).unwrap()
 }
@@ -234,11 +257,23 @@ fn host_side_platform_securec_and_events() {
     assert_eq!(b["soc_910b"], true);
     assert_eq!(b["memcpy_ok"], 0);
     assert_eq!(b["memset_ok"], 0);
-    assert_ne!(b["memcpy_too_big"], 0, "memcpy_s past destMax must fail: {b}");
-    assert_ne!(b["memset_too_big"], 0, "memset_s past destMax must fail: {b}");
+    assert_ne!(
+        b["memcpy_too_big"], 0,
+        "memcpy_s past destMax must fail: {b}"
+    );
+    assert_ne!(
+        b["memset_too_big"], 0,
+        "memset_s past destMax must fail: {b}"
+    );
     assert_eq!(b["acl_rc"], 0, "{b}");
-    assert_ne!(b["bad_flag"], 0, "an unknown event flag must be rejected: {b}");
-    assert_eq!(b["tiling_ok"], true, "tiling-data class bytes differ from the kernel struct: {b}");
+    assert_ne!(
+        b["bad_flag"], 0,
+        "an unknown event flag must be rejected: {b}"
+    );
+    assert_eq!(
+        b["tiling_ok"], true,
+        "tiling-data class bytes differ from the kernel struct: {b}"
+    );
     // B's record after the wait is at least A's kernel time after B's first record.
     let kernel_ms = total_us(result("events_ok")) / 1000.0;
     let waited = b["waited_ms"].as_f64().unwrap();

@@ -104,7 +104,10 @@ fn write_all(out: &Path, report: &bench::Report) -> Result<()> {
     write_atomic(&out.join("results.json"), &bench::json(report))?;
     write_atomic(&out.join("speedup.svg"), &bench::speedup_svg(report))?;
     write_atomic(&out.join("roofline.svg"), &bench::roofline_svg(report))?;
-    write_atomic(&out.join("feasibility.svg"), &bench::feasibility_svg(report))?;
+    write_atomic(
+        &out.join("feasibility.svg"),
+        &bench::feasibility_svg(report),
+    )?;
     Ok(())
 }
 
@@ -117,7 +120,11 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
         bail!(
             "--proposer {}: the LLM proposer is not available in this build (it runs through \
              `cargo agenticcann evolve`, which has not landed yet); run with --proposer offline",
-            if args.proposer == Proposer::Llm { "llm" } else { "both" }
+            if args.proposer == Proposer::Llm {
+                "llm"
+            } else {
+                "both"
+            }
         );
     }
     let filter = match &args.filter {
@@ -138,8 +145,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
         );
     }
     if let Some(out) = &args.out {
-        std::fs::create_dir_all(out)
-            .with_context(|| format!("cannot create {}", out.display()))?;
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
     let mut opts = BenchOptions::default();
     opts.eval.seed = args.seed;

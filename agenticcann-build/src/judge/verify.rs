@@ -102,12 +102,13 @@ fn total_bytes(op: &OpSpec, binding: &HashMap<String, usize>) -> u64 {
 /// kernel's tiling that small declared shapes do not, whatever that tiling is, from the one
 /// fact every tiling obeys — a tile fits in the Unified Buffer. With `u` = the units of `d`
 /// whose tensor bytes fill one core's UB (the other dims as in the largest declared shape):
-/// - `many_per_core` (when `d` is the outermost axis of a tensor, the one cores split):
+/// - `many_per_core` (when `d` is the outermost axis of the highest-rank tensors, the one
+///   cores split):
 ///   `d = cores·k + 1` with `k = 2u + 1` units per core (fewer when the
 ///   element cap says so, but more than any declared shape gives a core): every core runs
 ///   several full tiles and one core a partial one, and the count is just above a multiple
 ///   of the core count;
-/// - `beyond_ub` (when `d` is the innermost axis of a tensor): `d = u + 1` with the other dims at their smallest declared values: one
+/// - `beyond_ub` (when `d` is the innermost axis of the highest-rank tensors): `d = u + 1` with the other dims at their smallest declared values: one
 ///   unit of work more than UB holds (for a row dim of a row kernel, a row longer than any
 ///   tile), when that is longer than every declared value of `d`.
 fn regime_shapes(
@@ -118,11 +119,19 @@ fn regime_shapes(
 ) -> Vec<(&'static str, HashMap<String, usize>)> {
     let cores = cores.max(1) as u64;
     let mut out = Vec::new();
-    // Which axis `d` is in the kernel's tensors: cores split the outermost axis of a row
-    // view; the innermost axis is a row's length.
+    // Which axis `d` is in the data tensors (those of the highest rank; a `gamma[cols]`
+    // beside `x[rows, cols]` is a weight, not a row view): cores split the outermost axis;
+    // the innermost axis is a row's length.
+    let params = op.kernel_params();
+    let rank = params
+        .iter()
+        .map(|p| p.decl.shape.dims.len())
+        .max()
+        .unwrap_or(0);
     let axis_of = |pick: fn(&[Dim]) -> Option<&Dim>| {
-        op.kernel_params()
+        params
             .iter()
+            .filter(|p| p.decl.shape.dims.len() == rank)
             .any(|p| matches!(pick(&p.decl.shape.dims), Some(Dim::Named(n)) if n == d))
     };
     let outermost = axis_of(|v| v.first());
@@ -813,7 +822,7 @@ mod tests {
 
     #[test]
     fn regime_shapes_reach_several_tiles_per_core_and_rows_beyond_ub() {
-        let o = op("[package.metadata.agenticcann.ops.rms]\ninputs = { x = \"f32[rows, cols]\" }\noutputs = { y = \"f32[rows, cols]\" }\nreference = \"y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + 1e-6)\"\nshapes = [{ rows = 4, cols = 64 }, { rows = 300, cols = 64 }]");
+        let o = op("[package.metadata.agenticcann.ops.rms]\ninputs = { x = \"f32[rows, cols]\", gamma = \"f32[cols]\" }\noutputs = { y = \"f32[rows, cols]\" }\nreference = \"y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + 1e-6) * gamma\"\nshapes = [{ rows = 4, cols = 64 }, { rows = 300, cols = 64 }]");
         let opts = ShapeOptions {
             held_out: true,
             stress: false,
@@ -848,9 +857,10 @@ mod tests {
             many * 128 <= 1 << 22 && (many + 48) * 128 > 1 << 22,
             "{many}"
         );
-        // cols (the innermost axis), from the smallest declared shape: 4 rows × 2 tensors ×
-        // 4 bytes = 32 bytes per column, 6144 columns fill UB; one more.
-        assert_eq!(of("beyond_ub"), Some((4, 6145)));
+        // cols (the innermost axis of x and y; gamma[cols] does not make it an outer one),
+        // from the smallest declared shape: 4 rows × 2 tensors × 4 bytes + 4 bytes of gamma =
+        // 36 bytes per column, 5461 columns fill UB; one more.
+        assert_eq!(of("beyond_ub"), Some((4, 5462)));
         // Without the UB size, no regime shapes (the plan other callers had).
         let plain = plan_shapes(
             &o,

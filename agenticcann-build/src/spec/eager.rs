@@ -90,9 +90,7 @@ pub fn dtype_of(expr: &Expr, names: &HashMap<String, Option<Dtype>>) -> Option<D
         ExprKind::Number(_) => None,
         ExprKind::Name(n) => names.get(n).copied().flatten(),
         ExprKind::Cast { dtype, .. } => Some(*dtype),
-        ExprKind::Neg(x) | ExprKind::Reduce { operand: x, .. } => {
-            promote(dtype_of(x, names), None)
-        }
+        ExprKind::Neg(x) | ExprKind::Reduce { operand: x, .. } => promote(dtype_of(x, names), None),
         ExprKind::Binary { lhs, rhs, .. } => promote(dtype_of(lhs, names), dtype_of(rhs, names)),
         ExprKind::Call { func, args } => {
             use super::reference::Func;
@@ -182,12 +180,18 @@ pub(super) fn check_eager(
         if !super::shape::is_identifier(v) {
             sink.push(
                 "eager.vendor",
-                format!("`{v}` is not a kernel name (letters, digits and `_`), e.g. \"aclnnLayerNorm\""),
+                format!(
+                    "`{v}` is not a kernel name (letters, digits and `_`), e.g. \"aclnnLayerNorm\""
+                ),
             );
         }
     }
     let recipe_src = string(sink, "recipe");
-    if recipe_src.is_none() && vendor.is_none() && !t.contains_key("recipe") && !t.contains_key("vendor") {
+    if recipe_src.is_none()
+        && vendor.is_none()
+        && !t.contains_key("recipe")
+        && !t.contains_key("vendor")
+    {
         sink.push(
             "eager",
             "give `recipe` (the op sequence the framework launches) or `vendor` (the fused vendor kernel it calls), or both",
@@ -252,7 +256,10 @@ pub(super) fn check_eager(
     if let Some(v) = t.get("calls") {
         if let Some(ct) = sink.table("eager.calls", v) {
             if recipe_src.is_none() {
-                sink.push("eager.calls", "`calls` names statements of a `recipe`; give one");
+                sink.push(
+                    "eager.calls",
+                    "`calls` names statements of a `recipe`; give one",
+                );
             }
             for (name, k) in ct {
                 let f = format!("eager.calls.{name}");

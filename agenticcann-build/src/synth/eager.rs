@@ -14,10 +14,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::{propose, SynthError, SynthOptions};
+use crate::judge::SocProfile;
 use crate::judge::{evaluate, Candidate, EvalOptions, ShapeOrigin};
 use crate::spec::eager::dtype_of;
 use crate::spec::reference::{binary_fn, unary_fn, Expr, ExprKind, Reference};
-use crate::judge::SocProfile;
 use crate::spec::{BindError, Dtype, OpSpec, ShapeTemplate, Spec};
 
 /// One kernel of the eager decomposition.
@@ -217,7 +217,9 @@ impl Decomp<'_> {
                 if !letters.contains_key(t) {
                     let letter = ((b'a' + ins.len() as u8) as char).to_string();
                     if ins.len() >= 26 {
-                        return Err(self.unsupported("a vendor call with more than 26 tensor operands"));
+                        return Err(
+                            self.unsupported("a vendor call with more than 26 tensor operands")
+                        );
                     }
                     letters.insert(t.clone(), letter.clone());
                     ins.push((letter, shape.clone(), *d));
@@ -339,7 +341,10 @@ pub fn eager(op: &OpSpec, options: &SynthOptions) -> Result<Vec<EagerKernel>, Sy
         .filter(|s| s.vendor.is_none())
         .map(|s| {
             let candidate = propose(&s.op, options)?;
-            Ok(EagerKernel { op: s.op, candidate })
+            Ok(EagerKernel {
+                op: s.op,
+                candidate,
+            })
         })
         .collect()
 }
@@ -601,9 +606,9 @@ pub fn eager_bytes(
     steps: &[EagerStep],
     binding: &HashMap<String, usize>,
 ) -> Result<u64, BindError> {
-    steps
-        .iter()
-        .try_fold(0u64, |acc, k| Ok(acc.saturating_add(op_bytes(&k.op, binding)?)))
+    steps.iter().try_fold(0u64, |acc, k| {
+        Ok(acc.saturating_add(op_bytes(&k.op, binding)?))
+    })
 }
 
 /// The vendor-fused model of an op whose framework calls one fused vendor kernel.

@@ -1468,10 +1468,20 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
         // Error sums need their own tile buffers.
         let lo_base = slot;
         for k in 0..slot {
-            e.add_buf(format!("rtbuf{k}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? LIN : 8) * 4".into());
+            e.add_buf(
+                format!("rtbuf{k}"),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                "(R != 0 ? LIN : 8) * 4".into(),
+            );
         }
         for k in 0..plans.len() {
-            e.add_buf(format!("stbuf{k}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? T + 8 : 8) * 4".into());
+            e.add_buf(
+                format!("stbuf{k}"),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                "(R != 0 ? T + 8 : 8) * 4".into(),
+            );
         }
         w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
         let ind2 = ind + 1;
@@ -1548,8 +1558,18 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
                 }
                 if let (Some(l), true) = (&lo_view, summing) {
                     let b = lo_base + k;
-                    e.add_buf(format!("rtbuf{b}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? LIN : 8) * 4".into());
-                    e.add_buf(format!("stbuf{b}"), "TBuf<TPosition::VECCALC>", "1", "(R != 0 ? T + 8 : 8) * 4".into());
+                    e.add_buf(
+                        format!("rtbuf{b}"),
+                        "TBuf<TPosition::VECCALC>",
+                        "1",
+                        "(R != 0 ? LIN : 8) * 4".into(),
+                    );
+                    e.add_buf(
+                        format!("stbuf{b}"),
+                        "TBuf<TPosition::VECCALC>",
+                        "1",
+                        "(R != 0 ? T + 8 : 8) * 4".into(),
+                    );
                     w(s, ind2, &format!("Muls(rtb{b}[o], {l}, 1.0f, n);"));
                 }
                 has_lo.insert(*i, lo_view.is_some() && summing);

@@ -118,6 +118,23 @@ impl Nginx {
             .map(str::to_string)
             .collect()
     }
+
+    /// The number of requests logged once the log has stopped growing: nginx writes a
+    /// request's log line after it sent the response, so a client can see the response of
+    /// its last request before that request is in the log (seen as a flaky count under
+    /// load). Waits until two reads 100 ms apart agree (at most 5 s).
+    pub fn settled_request_count(&self) -> usize {
+        let mut last = self.requests().len();
+        for _ in 0..50 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let now = self.requests().len();
+            if now == last {
+                return now;
+            }
+            last = now;
+        }
+        last
+    }
 }
 
 impl Drop for Nginx {

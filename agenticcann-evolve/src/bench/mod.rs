@@ -27,7 +27,7 @@
 //! let suite = agenticcann_evolve::suite::load(&bench::default_suite_dir())?;
 //! let opts = BenchOptions::default();
 //! let soc = bench::soc_of(&suite, &opts)?;
-//! let results = bench::run(&suite, &opts, &soc.profile, &mut |r| eprintln!("{}", r.name));
+//! let results = bench::run(&suite, &opts, &soc.profile, &mut |r| eprintln!("{}", r.name))?;
 //! let report = bench::summarize(results, bench::Meta::collect(&soc, "offline", "…", 0.0));
 //! println!("{}", bench::markdown(&report));
 //! # Ok(()) }
@@ -344,7 +344,12 @@ fn eager_of(
     };
     let plan = match eager_plan(op) {
         Ok(p) => p,
-        Err(e) => return Err(BenchError::Suite(format!("eager plan of `{}`: {e}", op.name))),
+        Err(e) => {
+            return Err(BenchError::Suite(format!(
+                "eager plan of `{}`: {e}",
+                op.name
+            )))
+        }
     };
     let mut total = vec![(0.0, 0u64); op.shapes.len()];
     for step in &plan {
@@ -356,7 +361,10 @@ fn eager_of(
             }
             continue;
         }
-        let ck = (step.op.key().to_hex(), format!("{:?}", sorted(&step.op.shapes)));
+        let ck = (
+            step.op.key().to_hex(),
+            format!("{:?}", sorted(&step.op.shapes)),
+        );
         if !cache.contains_key(&ck) {
             let r = match propose(&step.op, &opts.synth) {
                 Err(e) => Err(format!(
@@ -489,7 +497,10 @@ fn run_op(
         // cannot verify): the op's result, not the run's end.
         Err(e @ JudgeError::Reference { .. }) => {
             r.status = OpStatus::Infeasible;
-            r.reason = Some(format!("the judge cannot verify it: {}", first_line(&e.to_string())));
+            r.reason = Some(format!(
+                "the judge cannot verify it: {}",
+                first_line(&e.to_string())
+            ));
             r.wall_s = t0.elapsed().as_secs_f64();
             return Ok(r);
         }
@@ -507,7 +518,11 @@ fn run_op(
         return Ok(r);
     }
     // Declared shapes, in op.shapes order.
-    for sh in ev.shapes.iter().filter(|x| x.origin == ShapeOrigin::Declared) {
+    for sh in ev
+        .shapes
+        .iter()
+        .filter(|x| x.origin == ShapeOrigin::Declared)
+    {
         let Some(p) = &sh.profile else { continue };
         let b = binding_of(&sh.dims);
         let bytes = op_bytes(op, &b).unwrap_or(p.min_bytes);
@@ -520,7 +535,10 @@ fn run_op(
             roofline_fraction: roofline_us(bytes, soc) / p.time_us,
             eager_us: None,
             eager_bytes: None,
-            vendor_us: vendor_fused_time(op, &b, soc).ok().flatten().map(|v| v.time_us),
+            vendor_us: vendor_fused_time(op, &b, soc)
+                .ok()
+                .flatten()
+                .map(|v| v.time_us),
         });
     }
     let below = r
@@ -561,7 +579,11 @@ fn run_op(
         }
         Ok(None) => {}
         Err(BenchError::Suite(e)) => {
-            let kind = if op.eager.is_some() { "recipe" } else { "reference" };
+            let kind = if op.eager.is_some() {
+                "recipe"
+            } else {
+                "reference"
+            };
             r.eager_kind = Some(kind.to_string());
             r.eager_error = Some(e);
         }
@@ -821,7 +843,10 @@ pub fn summarize(ops: Vec<OpResult>, meta: Meta) -> Report {
     }
     let mut fast_p = Vec::new();
     for (baseline, has) in [
-        ("eager", (|o: &OpResult| o.eager_kind.is_some()) as fn(&OpResult) -> bool),
+        (
+            "eager",
+            (|o: &OpResult| o.eager_kind.is_some()) as fn(&OpResult) -> bool,
+        ),
         ("vendor", |o: &OpResult| o.vendor.is_some()),
     ] {
         let with: Vec<&OpResult> = ops.iter().filter(|o| has(o)).collect();
@@ -891,12 +916,20 @@ fn targets(ops: &[OpResult], patterns: &[PatternSummary]) -> Vec<Target> {
         let rows: Vec<(&OpResult, &ShapeRow)> = ops
             .iter()
             .filter(|o| o.pattern == pat && o.counted())
-            .flat_map(|o| o.shapes.iter().filter(|s| s.rows >= 128).map(move |s| (o, s)))
+            .flat_map(|o| {
+                o.shapes
+                    .iter()
+                    .filter(|s| s.rows >= 128)
+                    .map(move |s| (o, s))
+            })
             .collect();
         let worst = rows
             .iter()
             .min_by(|a, b| a.1.roofline_fraction.total_cmp(&b.1.roofline_fraction));
-        let below = rows.iter().filter(|(_, s)| s.roofline_fraction < 0.8).count();
+        let below = rows
+            .iter()
+            .filter(|(_, s)| s.roofline_fraction < 0.8)
+            .count();
         t.push(Target {
             name: format!("{pat} at R ≥ 128, fraction of the HBM roofline (worst shape)"),
             goal: "≥ 80%".into(),

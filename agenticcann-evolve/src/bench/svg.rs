@@ -92,7 +92,11 @@ fn hbars(
             s,
             r##"<line x1="{x:.1}" y1="{top:.0}" x2="{x:.1}" y2="{bottom:.0}" stroke="#ddd"/><text x="{x:.1}" y="{:.0}" text-anchor="middle">{}</text>"##,
             bottom + 14.0,
-            if log { format!("{t}") } else { format!("{t:.1}") }
+            if log {
+                format!("{t}")
+            } else {
+                format!("{t:.1}")
+            }
         );
     }
     if let Some(m) = mark {
@@ -133,7 +137,11 @@ fn hbars(
                         esc(&format!("{c} {}", se.name)),
                         x1 + 2.0,
                         y + bar_h - 2.0,
-                        if log { format!("{v:.2}×") } else { format!("{:.0}%", v * 100.0) }
+                        if log {
+                            format!("{v:.2}×")
+                        } else {
+                            format!("{:.0}%", v * 100.0)
+                        }
                     );
                 }
                 None => {
@@ -215,7 +223,12 @@ pub fn roofline_svg(r: &Report) -> String {
         .iter()
         .map(|o| {
             o.counted()
-                .then(|| o.shapes.iter().max_by_key(|s| s.bytes).map(|s| s.roofline_fraction))
+                .then(|| {
+                    o.shapes
+                        .iter()
+                        .max_by_key(|s| s.bytes)
+                        .map(|s| s.roofline_fraction)
+                })
                 .flatten()
         })
         .collect();

@@ -86,10 +86,10 @@ impl Exemplar {
     }
 }
 
-/// `Full exemplar (read_knowledge): L5.<p>.kernel, L5.<p>.tiling, L5.<p>.spec`.
+/// `Full exemplar (read_chunk): L5.<p>.kernel, L5.<p>.tiling, L5.<p>.spec`.
 pub(crate) fn pointer_line(pattern: Pattern) -> String {
     let id = format!("L5.{pattern}");
-    format!("Full exemplar (read_knowledge): {id}.kernel, {id}.tiling, {id}.spec")
+    format!("Full exemplar (read_chunk): {id}.kernel, {id}.tiling, {id}.spec")
 }
 
 /// Verifies an exemplar end to end (compile, verify, profile). `knowledge check` runs every
