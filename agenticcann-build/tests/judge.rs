@@ -205,6 +205,7 @@ cases! {
     hostile_cstdlib_via_macro => "hostile/cstdlib_via_macro",
     hostile_f16_compute_for_f32 => "hostile/f16_compute_for_f32",
     hostile_fails_heldout_tail => "hostile/fails_heldout_tail",
+    hostile_hidden_many_tiles_path => "hostile/hidden_many_tiles_path",
     hostile_fopen_in_tiling => "hostile/fopen_in_tiling",
     hostile_fork_call => "hostile/fork_call",
     hostile_hardcoded_shape => "hostile/hardcoded_shape",

@@ -1,0 +1,15 @@
+// At least 1024 elements per core, tiles of 2048 (a multiple of 64).
+#include "agenticcann_tiling.h"
+#include <algorithm>
+#include <cstdint>
+
+extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, uint32_t num_dims,
+                             AgcTiling* tiling, uint32_t* block_dim, uint64_t* workspace_bytes) {
+  if (num_dims != 1 || dims[0] == 0 || dims[0] > UINT32_MAX) return 1;
+  uint64_t blocks = std::min<uint64_t>(platform->aiv_cores, (dims[0] + 1023) / 1024);
+  tiling->totalLength = static_cast<uint32_t>(dims[0]);
+  tiling->tileLength = 2048;
+  *block_dim = static_cast<uint32_t>(std::max<uint64_t>(blocks, 1));
+  *workspace_bytes = 0;
+  return 0;
+}
