@@ -18,4 +18,6 @@ pub mod agent;
 pub mod bench;
 pub mod knowledge;
 pub mod llm;
+pub mod pending;
+pub mod search;
 pub mod suite;

@@ -71,6 +71,9 @@ pub struct SimReport {
     pub bound: String,
     /// False when the cost model was off.
     pub cost_accounting: Option<bool>,
+    /// Per pipe (`S`, `V`, `MTE2`, `MTE3`): busy time of the slowest core over its body
+    /// time, 0–1 (the cost model's `pipe_utilisation`).
+    pub pipe_utilisation: std::collections::BTreeMap<String, f64>,
 }
 
 /// One launch record.
@@ -187,6 +190,7 @@ pub fn profile_shape(
         gm_write_bytes: report.gm_write_bytes,
         min_bytes,
         block_dim,
+        pipe_busy: report.pipe_utilisation.clone(),
     };
     let mut d = Vec::new();
     let suspect =

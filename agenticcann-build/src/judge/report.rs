@@ -336,6 +336,10 @@ pub struct ShapeProfile {
     pub min_bytes: u64,
     /// Blocks launched.
     pub block_dim: u32,
+    /// Per pipe (`S`, `V`, `MTE2`, `MTE3`): the fraction of the slowest core's body time the
+    /// pipe was busy, 0–1 (what a mutation prompt shows as the pipe busy fractions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub pipe_busy: BTreeMap<String, f64>,
 }
 
 /// One shape's result.

@@ -92,6 +92,9 @@ pub enum ToolStyle {
     /// `./agc-compile`, `./agc-run-tests`, `./agc-submit`, `./agc-read-knowledge` in the
     /// work folder, on the files `kernel.cpp`, `tiling.cpp`, `tiling_fields.txt`.
     Executables,
+    /// No tools (generations after the first, DESIGN §8): each answer holds the files (or
+    /// edits of them) and the loop judges it.
+    Files,
 }
 
 /// The conversation's opening: system prompt, task text and knowledge, with the chunks used.
@@ -199,6 +202,15 @@ pub fn system_prompt(style: ToolStyle, mode: KnowledgeMode) -> String {
             );
             t
         }
+        ToolStyle::Files => String::from(
+            "There are no tools: answer with the files (`kernel.cpp`, `tiling.cpp`, `tiling_fields.txt`: the \
+             tiling struct, one `type name` per line) in the form the user asks for. Every answer is compiled, \
+             verified and profiled by the judge, which is told to you when a fix is needed.",
+        ),
+    };
+    let close = match style {
+        ToolStyle::Files => "Keep what works; change what the request asks for.",
+        _ => "Always send complete files. Work in small steps: compile, fix every error, run the tests, then submit.",
     };
     format!(
         "You are an expert Ascend C kernel engineer. You write one vector kernel (`kernel.cpp`) and its host \
@@ -214,8 +226,7 @@ pub fn system_prompt(style: ToolStyle, mode: KnowledgeMode) -> String {
          the declared shapes (the judge adds held-out shapes: 1, odd, not divisible by the core count, \
          32k+1, zero). Correct first, then fast.\n\
          {tools}\n\
-         Always send complete files. Work in small steps: compile, fix every error, run the tests, then \
-         submit."
+         {close}"
     )
 }
 
@@ -325,7 +336,7 @@ pub fn task_text(
     );
     let fields_how = match style {
         ToolStyle::Functions => "the `fields` argument",
-        ToolStyle::Executables => "the file `tiling_fields.txt`",
+        ToolStyle::Executables | ToolStyle::Files => "the file `tiling_fields.txt`",
     };
     let _ = writeln!(
         s,

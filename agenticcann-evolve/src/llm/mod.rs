@@ -31,7 +31,7 @@ pub mod types;
 pub use accounting::Ledger;
 pub use client::{ClientOptions, LlmClient};
 pub use protocol::{with_protocol, AutoProtocol, NativeProtocol, TextProtocol};
-pub use record::{Recorder, Replayer};
+pub use record::{Recorder, Replayer, Resume};
 pub use settings::{resolve, Flags, Metadata, Settings};
 
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,17 @@ pub fn open(
         Some(dir) => with_protocol(Recorder::new(client, dir)?, settings.tool_protocol),
         None => with_protocol(client, settings.tool_protocol),
     })
+}
+
+/// The model of a run that may be resuming: as [`open`] with `record_dir`, but the answers
+/// already recorded there are served first ([`Resume`]), so running an interrupted command
+/// again asks the endpoint only what the first run did not get an answer to.
+pub fn open_resumable(
+    settings: &Settings,
+    record_dir: &std::path::Path,
+) -> Result<Box<dyn ChatModel>, LlmError> {
+    let client = LlmClient::from_settings(settings)?;
+    Ok(with_protocol(Resume::new(client, record_dir)?, settings.tool_protocol))
 }
 
 /// The model of `--replay DIR`: the recording in `dir` (no network) behind `protocol`, which

@@ -271,6 +271,68 @@ impl ChatModel for Replayer {
     }
 }
 
+/// Resuming an interrupted run (`cargo agenticcann evolve` run again on its run folder): the
+/// answers already recorded in the folder are served from it, in recorded order per request,
+/// and only requests beyond them reach the live model, whose exchanges are recorded in the same
+/// folder (numbering goes on). Recorded *errors* are not replayed (a refused connection is not
+/// an answer): such a request goes to the live model again. The same prompts therefore get the
+/// same answers and cost no second time, so a resumed run continues where the first stopped.
+pub struct Resume<M> {
+    recorded: Option<Replayer>,
+    live: Recorder<M>,
+}
+
+impl<M: ChatModel> Resume<M> {
+    /// Serves what `dir` holds (if anything), then `live`, recording into `dir`.
+    ///
+    /// # Errors
+    /// The folder cannot be created, or a recorded exchange does not parse or does not match
+    /// its hash ([`Replayer::open`]).
+    pub fn new(live: M, dir: impl Into<PathBuf>) -> Result<Resume<M>, LlmError> {
+        let dir = dir.into();
+        let recorded = if dir.join(EXCHANGES).is_dir() {
+            let mut r = Replayer::open(&dir)?;
+            // Only answers resume; errors are asked again.
+            let q = r.queues.get_mut().unwrap_or_else(|p| p.into_inner());
+            for v in q.values_mut() {
+                v.retain(|ex| ex.response.is_some());
+            }
+            Some(r)
+        } else {
+            None
+        };
+        Ok(Resume {
+            recorded,
+            live: Recorder::new(live, dir)?,
+        })
+    }
+
+    /// Recorded answers not served yet.
+    pub fn remaining(&self) -> usize {
+        self.recorded.as_ref().map_or(0, Replayer::remaining)
+    }
+}
+
+impl<M: ChatModel> ChatModel for Resume<M> {
+    fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        if let Some(r) = &self.recorded {
+            let hash = request_hash(req);
+            let next = {
+                let mut q = r.queues.lock().unwrap_or_else(|p| p.into_inner());
+                q.get_mut(&hash).and_then(VecDeque::pop_front)
+            };
+            if let Some(ex) = next {
+                return ex.outcome();
+            }
+        }
+        self.live.chat(req)
+    }
+
+    fn describe(&self) -> String {
+        self.live.describe()
+    }
+}
+
 /// A request as lines for diffing: one line per scalar field, and each message as a header
 /// line plus its text's lines (so a changed prompt shows as the lines that changed).
 fn diff_view(req: &Value) -> String {

@@ -35,7 +35,7 @@
 //! macro cannot spell a forbidden call either (`#define X system` is rejected at `X`'s
 //! definition).
 
-mod lexer;
+pub mod lexer;
 mod raw;
 
 use std::collections::BTreeSet;

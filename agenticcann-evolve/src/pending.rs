@@ -1,0 +1,1 @@
+//! Pending results in the user cache, and accepting them into a crate.

@@ -1,0 +1,1 @@
+//! The pipeline skeleton of a kernel and the drift guard built on it.
