@@ -39,6 +39,9 @@ pub struct FencedBlock {
     pub text: String,
     /// False when the answer ended before the closing fence (a cut answer).
     pub closed: bool,
+    /// 1-based line of the opening fence in the text (so a caller can read the line before
+    /// it, e.g. a file name written above the block).
+    pub line: usize,
 }
 
 /// A text-protocol answer taken apart.
@@ -54,8 +57,8 @@ pub struct TextAnswer {
 /// at most 3 spaces; the closing fence has at least as many backticks).
 pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
     let mut out = Vec::new();
-    let mut open: Option<(usize, String, Option<String>, String)> = None;
-    for line in text.split_inclusive('\n') {
+    let mut open: Option<(usize, String, Option<String>, String, usize)> = None;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
         let indent = bare.len() - bare.trim_start_matches(' ').len();
         let t = &bare[indent..];
@@ -67,17 +70,18 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
                     let mut words = info.split_whitespace();
                     let lang = words.next().unwrap_or("").to_ascii_lowercase();
                     let file = words.next().map(str::to_string);
-                    open = Some((ticks, lang, file, String::new()));
+                    open = Some((ticks, lang, file, String::new(), number + 1));
                 }
             }
-            Some((n, _, _, body)) => {
+            Some((n, _, _, body, _)) => {
                 if indent <= 3 && ticks >= *n && t[ticks..].trim().is_empty() {
-                    let (_, lang, file, text) = open.take().unwrap_or_default();
+                    let (_, lang, file, text, line) = open.take().unwrap_or_default();
                     out.push(FencedBlock {
                         lang,
                         file,
                         text,
                         closed: true,
+                        line,
                     });
                 } else {
                     body.push_str(bare);
@@ -86,12 +90,13 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
             }
         }
     }
-    if let Some((_, lang, file, text)) = open {
+    if let Some((_, lang, file, text, line)) = open {
         out.push(FencedBlock {
             lang,
             file,
             text,
             closed: false,
+            line,
         });
     }
     out
@@ -554,6 +559,7 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].text, "```json\n{}\n```\n");
         assert!(b[0].closed && !b[1].closed);
+        assert_eq!((b[0].line, b[1].line), (1, 6));
     }
 
     #[test]
