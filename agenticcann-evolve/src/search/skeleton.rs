@@ -17,10 +17,10 @@
 //!   (through calls of functions defined in the file, inlined) with the stages its body
 //!   performs: **CopyIn** (a `DataCopy`/`DataCopyPad` whose source is a `GlobalTensor`),
 //!   **CopyOut** (one whose destination is a `GlobalTensor`) and **Compute** (a free call,
-//!   not defined in the file, whose first argument is a `LocalTensor`: `Add`, `Muls`, `Cast`,
-//!   `ReduceSum`, …). Loops nested inside a stage loop belong to it. Loops are compared by
-//!   position, their stages as sets (reordering stages inside a loop is a schedule change,
-//!   not a new skeleton).
+//!   not defined in the file, whose first argument is a `LocalTensor`, declared so or `auto`
+//!   from `AllocTensor`/`DeQue`/`Get`: `Add`, `Muls`, `Cast`, `ReduceSum`, …). Loops nested
+//!   inside a stage loop belong to it. Loops are compared by position, their stages as sets
+//!   (reordering stages inside a loop is a schedule change, not a new skeleton).
 //!
 //! Not skeleton (tuning changes them freely): `InitBuffer` lengths and buffer counts, tile
 //! constants and any other constant not used as a queue depth, expressions, local variable
@@ -234,7 +234,8 @@ pub fn extract(kernel: &str) -> Result<Skeleton, SkeletonError> {
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
     let buffers = src.buffers(&consts);
-    let locals = src.declared_names("LocalTensor");
+    let mut locals = src.declared_names("LocalTensor");
+    locals.extend(src.auto_tensors());
     let globals = src.declared_names("GlobalTensor");
     let funcs = src.functions();
     let entries: Vec<&Function> = funcs.iter().filter(|f| f.global).collect();
@@ -645,8 +646,7 @@ impl Source {
         out
     }
 
-    /// `constexpr`/`const` integer definitions `NAME = literal` (or `NAME{literal}`,
-    /// `NAME(literal)`); a name defined twice with different values maps to `None`.
+    /// `constexpr`/`const` integer definitions `NAME = literal` (or `NAME{literal}`); a name defined twice with different values maps to `None`.
     fn constants(&self) -> BTreeMap<String, Option<u32>> {
         let mut out: BTreeMap<String, Option<u32>> = BTreeMap::new();
         for i in 0..self.toks.len() {
@@ -654,18 +654,15 @@ impl Source {
             if t.kind != TokenKind::Ident {
                 continue;
             }
-            let value = if self.is_punct(i + 1, "=")
-                && self.tok(i + 2).is_some_and(|n| n.kind == TokenKind::Number)
-                && (self.is_punct(i + 3, ";") || self.is_punct(i + 3, ","))
+            let assigned = self.is_punct(i + 1, "=")
+                && (self.is_punct(i + 3, ";") || self.is_punct(i + 3, ","));
+            let braced = self.is_punct(i + 1, "{") && self.is_punct(i + 3, "}");
+            if !(assigned || braced)
+                || !self.tok(i + 2).is_some_and(|n| n.kind == TokenKind::Number)
             {
-                parse_int(&self.toks[i + 2].text)
-            } else if (self.is_punct(i + 1, "{") && self.is_punct(i + 3, "}"))
-                && self.tok(i + 2).is_some_and(|n| n.kind == TokenKind::Number)
-            {
-                parse_int(&self.toks[i + 2].text)
-            } else {
                 continue;
-            };
+            }
+            let value = parse_int(&self.toks[i + 2].text);
             // The declaration must say `const` or `constexpr` before the name.
             let mut k = i;
             let mut is_const = false;
@@ -697,11 +694,7 @@ impl Source {
     fn declarators(&self, after: usize) -> Vec<String> {
         let mut names = Vec::new();
         let mut j = after;
-        loop {
-            let Some(t) = self.tok(j) else { break };
-            if t.kind != TokenKind::Ident {
-                break;
-            }
+        while let Some(t) = self.tok(j).filter(|t| t.kind == TokenKind::Ident) {
             names.push(t.text.clone());
             j += 1;
             // Skip an initializer or array bound up to the next top-level `,` or `;`.
@@ -826,6 +819,46 @@ impl Source {
                 }
             } else {
                 out.extend(self.declarators(j));
+            }
+        }
+        out
+    }
+
+    /// The names declared `auto` (or `auto&`) from a call that yields a `LocalTensor`:
+    /// `auto x = inQ.DeQue<half>();`, `auto t = buf.Get<float>();`.
+    fn auto_tensors(&self) -> HashSet<String> {
+        const YIELDS_LOCAL: [&str; 5] = [
+            "AllocTensor",
+            "DeQue",
+            "Get",
+            "GetWithOffset",
+            "ReinterpretCast",
+        ];
+        let mut out = HashSet::new();
+        for i in 0..self.toks.len() {
+            if !self.is_ident(i, "auto") {
+                continue;
+            }
+            let mut j = i + 1;
+            while self.is_punct(j, "&") || self.is_punct(j, "&&") {
+                j += 1;
+            }
+            let Some(name) = self.tok(j).filter(|t| t.kind == TokenKind::Ident) else {
+                continue;
+            };
+            if !self.is_punct(j + 1, "=") {
+                continue;
+            }
+            let mut k = j + 2;
+            while let Some(t) = self.tok(k) {
+                if t.is_punct(";") || t.is_punct(",") || t.is_punct("{") || t.is_punct("}") {
+                    break;
+                }
+                if t.kind == TokenKind::Ident && YIELDS_LOCAL.contains(&t.text.as_str()) {
+                    out.insert(name.text.clone());
+                    break;
+                }
+                k += 1;
             }
         }
         out
