@@ -217,6 +217,21 @@ pub fn variants(base: &SynthOptions) -> Vec<SynthOptions> {
     out
 }
 
+/// The code of a candidate for telling candidates apart: its `kernel.cpp` and `tiling.cpp`
+/// without their whole-line `//` comments (lines whose first non-blank characters are
+/// `//`), so that two proposals differing only in the tiling's parameter banner are one.
+/// Equal keys mean the same code; it is not a C++ normalisation (trailing comments and
+/// whitespace still count).
+pub fn code_key(candidate: &Candidate) -> (String, String) {
+    let strip = |t: &str| {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    (strip(&candidate.kernel), strip(&candidate.tiling))
+}
+
 /// What [`search`] found: the fastest accepted variant with its evaluation, and every
 /// distinct variant's time.
 #[derive(Clone, Debug)]
@@ -249,20 +264,11 @@ pub fn search(
     let mut cands: Vec<(SynthOptions, Candidate)> = Vec::new();
     let mut tried: Vec<(SynthOptions, Option<f64>)> = Vec::new();
     // Candidates that differ only in comments (the tiling's parameter banner) are one.
-    let code = |c: &Candidate| -> (String, String) {
-        let strip = |t: &str| {
-            t.lines()
-                .filter(|l| !l.trim_start().starts_with("//"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        (strip(&c.kernel), strip(&c.tiling))
-    };
     let mut seen: Vec<(String, String)> = Vec::new();
     for o in variants(base) {
         match propose(op, &o) {
             Ok(c) => {
-                let k = code(&c);
+                let k = code_key(&c);
                 if !seen.contains(&k) {
                     seen.push(k);
                     cands.push((o, c));
