@@ -15,12 +15,12 @@ use agenticcann_build::spec::{find_workspace_root, OpSpec};
 use agenticcann_build::synth::{propose, SynthOptions};
 use agenticcann_evolve::agent::external::run_external;
 use agenticcann_evolve::agent::record::{write_pending, Summary};
-use agenticcann_evolve::agent::{
-    run_agent, AgentConfig, AgentRun, Budgets, KnowledgeMode, StopReason,
-};
+use agenticcann_evolve::agent::{AgentConfig, AgentRun, Budgets, KnowledgeMode};
 use agenticcann_evolve::knowledge::{KnowledgeBase, KnowledgeSource};
 use agenticcann_evolve::llm::settings::{resolve, Flags, Metadata};
-use agenticcann_evolve::llm::{open, open_replay, ChatModel, LlmError, ToolProtocol};
+use agenticcann_evolve::llm::{open_replay, open_resumable, ChatModel, LlmError, ToolProtocol};
+use agenticcann_evolve::search::edit::EditFormat;
+use agenticcann_evolve::search::{run_search, AgentMode, SearchConfig, SearchEvent, SearchStop};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -102,12 +102,45 @@ impl From<ProtocolArg> for ToolProtocol {
     }
 }
 
+/// `--edit-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EditFormatArg {
+    /// Complete files.
+    Whole,
+    /// SEARCH/REPLACE blocks.
+    Diff,
+}
+
+/// `--agent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AgentModeArg {
+    /// The agent at generation 1, the guarded fix loop after.
+    Adaptive,
+    /// The agent in every generation, no guard.
+    Tool,
+    /// Single-pass prompts with repairs, guarded.
+    Fixloop,
+    /// Single-pass prompts only.
+    Single,
+}
+
+impl From<AgentModeArg> for AgentMode {
+    fn from(a: AgentModeArg) -> AgentMode {
+        match a {
+            AgentModeArg::Adaptive => AgentMode::Adaptive,
+            AgentModeArg::Tool => AgentMode::Tool,
+            AgentModeArg::Fixloop => AgentMode::Fixloop,
+            AgentModeArg::Single => AgentMode::Single,
+        }
+    }
+}
+
 /// `--llm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LlmArg {
     /// The configured endpoint (default).
     Api,
-    /// No model at all: the offline proposer's seed only.
+    /// No model at all: the offline proposer's seed and the offline tiling search.
     None,
 }
 
@@ -181,9 +214,49 @@ pub struct EvolveArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Do not judge the offline proposer's kernel for the comparison.
+    /// Do not seed the population with the offline proposer's kernel (nor judge it for the
+    /// comparison).
+    #[arg(long, visible_alias = "no-offline-baseline")]
+    pub no_offline_seed: bool,
+
+    /// Generations (1 = the agent alone).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub generations: u32,
+
+    /// Parents per island per generation (two islands).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub population: u32,
+
+    /// Repair steps per failed child.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub repairs: u32,
+
+    /// How children are written: whole files, or SEARCH/REPLACE diffs (a diff that does not
+    /// apply is asked again as whole files).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = EditFormatArg::Whole)]
+    pub edit_format: EditFormatArg,
+
+    /// adaptive: the agent at generation 1, the guarded fix loop after; tool: the agent in
+    /// every generation, no drift guard; fixloop: single-pass prompts with repairs, guarded;
+    /// single: single-pass prompts only.
+    #[arg(long = "agent", value_enum, value_name = "MODE", default_value_t = AgentModeArg::Adaptive)]
+    pub agent_mode: AgentModeArg,
+
+    /// Generations without a better kernel before an op stops.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub patience: u32,
+
+    /// Evaluations at once [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+
+    /// No offline tiling search (no token-free variants of the offline proposer or parents).
     #[arg(long)]
-    pub no_offline_baseline: bool,
+    pub no_tiling_search: bool,
+
+    /// Accept the best kernel of each op into the crate right away (as `accept` would).
+    #[arg(long)]
+    pub accept: bool,
 
     /// Output format.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
@@ -219,6 +292,15 @@ pub struct RunInfo {
     pub ops: Vec<String>,
     /// The run this one replays.
     pub replay_of: Option<String>,
+    /// Generations.
+    #[serde(default)]
+    pub generations: Option<u32>,
+    /// The agent mode.
+    #[serde(default)]
+    pub agent_mode: Option<String>,
+    /// The edit format.
+    #[serde(default)]
+    pub edit_format: Option<String>,
 }
 
 /// The JSON message of one op (`--message-format json`).
@@ -245,6 +327,10 @@ pub struct EvolveOp<'a> {
     pub pending: Vec<String>,
     /// The op's folder in the run folder.
     pub dir: String,
+    /// The search's table (generations, best times against the first feasible kernel, the
+    /// offline seed and the eager baseline, tokens by phase, candidates by verdict).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<&'a crate::evolve_out::Table>,
 }
 
 fn dims_text(d: &BTreeMap<String, u64>) -> String {
@@ -383,6 +469,12 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         time_budget: args.time_budget,
         ops: ops.iter().map(|o| o.name.clone()).collect(),
         replay_of: args.replay.as_ref().map(|d| d.display().to_string()),
+        generations: Some(args.generations),
+        agent_mode: Some(AgentMode::from(args.agent_mode).to_string()),
+        edit_format: Some(match args.edit_format {
+            EditFormatArg::Whole => "whole".into(),
+            EditFormatArg::Diff => "diff".into(),
+        }),
     };
 
     // The model, before anything is written: a missing key stops here (exit 3).
@@ -423,7 +515,8 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         info.model = Some(settings.model.clone());
         info.base_url = Some(settings.base_url.clone());
         info.tool_protocol = Some(settings.tool_protocol.to_string());
-        Some(open(&settings, Some(&run_dir.join("llm"))).map_err(|e| anyhow::anyhow!("{e}"))?)
+        // The recorded answers of an interrupted run in the same folder are served first.
+        Some(open_resumable(&settings, &run_dir.join("llm")).map_err(|e| anyhow::anyhow!("{e}"))?)
     };
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
@@ -448,56 +541,8 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
     }
     let mut all_accepted = true;
     let mut unavailable_reason: Option<String> = None;
+    let mut charts: Vec<(String, Vec<agenticcann_evolve::search::GenerationLine>)> = Vec::new();
     for op in ops {
-        let offline = if args.no_offline_baseline {
-            None
-        } else {
-            Some(offline_times(op, seed))
-        };
-        if info.mode == "none" {
-            // No model: the offline proposer's seed is all generation 1 has.
-            let accepted = matches!(offline, Some(Ok(_)));
-            all_accepted &= accepted;
-            let times = offline.as_ref().and_then(|o| o.as_ref().ok()).cloned();
-            let note = offline.as_ref().and_then(|o| o.as_ref().err()).cloned();
-            if human {
-                writeln!(
-                    out,
-                    "{}: generation 1 needs a model (--llm none): offline seed only",
-                    op.name
-                )?;
-                match (&times, &note) {
-                    (Some(t), _) => {
-                        for s in t {
-                            writeln!(
-                                out,
-                                "  {}: offline proposer {:.2} us",
-                                dims_text(&s.dims),
-                                s.us
-                            )?;
-                        }
-                    }
-                    (None, Some(n)) => writeln!(out, "  offline proposer: {n}")?,
-                    _ => {}
-                }
-            } else {
-                emit(
-                    &mut out,
-                    &EvolveOp {
-                        op: op.name.clone(),
-                        key: op.key().to_hex(),
-                        accepted,
-                        summary: None,
-                        time_us: Vec::new(),
-                        offline_time_us: times,
-                        offline_note: note,
-                        pending: Vec::new(),
-                        dir: run_dir.join(&op.name).display().to_string(),
-                    },
-                )?;
-            }
-            continue;
-        }
         let mut config = AgentConfig::new(info.model.clone().unwrap_or_default());
         config.knowledge = args.knowledge.into();
         config.budgets = Budgets {
@@ -506,90 +551,128 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             time: args.time_budget.map(Duration::from_secs_f64),
         };
         config.seeds = args.seeds as usize;
+        config.sampling_seed = Some(seed);
         config.eval = EvalOptions {
             seed: Some(seed),
             ..EvalOptions::default()
         };
         config.run_dir = Some(run_dir.clone());
-        let run: AgentRun = match (&model, &args.agent_command) {
-            (_, Some(cmd)) => run_external(op, &kb, cmd, &config, None)?,
-            (Some(m), None) => run_agent(op, &kb, m.as_ref(), &config)?,
-            (None, None) => unreachable!("a model or a command"),
+        if let Some(cmd) = &args.agent_command {
+            // An external agent: generation 1 only (its tokens are not measured).
+            let offline = if args.no_offline_seed {
+                None
+            } else {
+                Some(offline_times(op, seed))
+            };
+            let run = run_external(op, &kb, cmd, &config, None)?;
+            all_accepted &=
+                report_agent_only(&mut out, human, op, &run_dir, &run, offline.as_ref())?;
+            continue;
+        }
+        let mut search = SearchConfig::new(config, &run_dir);
+        search.mode = args.agent_mode.into();
+        search.generations = args.generations;
+        search.population = args.population as usize;
+        search.repairs = args.repairs;
+        search.edit_format = match args.edit_format {
+            EditFormatArg::Whole => EditFormat::Whole,
+            EditFormatArg::Diff => EditFormat::Diff,
         };
-        if let StopReason::ModelUnavailable(m) = &run.stop {
+        if let Some(j) = args.jobs {
+            search.jobs = j as usize;
+        }
+        search.token_budget = args.token_budget;
+        search.time_budget = args.time_budget.map(Duration::from_secs_f64);
+        search.patience = args.patience;
+        search.offline_seed = !args.no_offline_seed;
+        search.tiling_search = !args.no_tiling_search;
+        let mut progress = Progress::new(&op.name, args.generations, human);
+        let json = !human;
+        let run = {
+            let mut sink = |ev: SearchEvent<'_>| {
+                progress.event(&ev);
+                if json {
+                    let stdout = std::io::stdout();
+                    let _ = emit(&mut stdout.lock(), &ev);
+                }
+            };
+            run_search(op, &kb, model.as_deref(), &search, &mut sink)?
+        };
+        progress.finish();
+        if let SearchStop::ModelUnavailable(m) = &run.stop {
             unavailable_reason.get_or_insert_with(|| m.clone());
         }
-        let pending = write_pending(&run_dir, op, &run).map_err(|e| anyhow::anyhow!(e))?;
-        let summary = Summary::of(&run);
-        let times = run
-            .first_accepted()
-            .and_then(|c| c.evaluation.as_ref())
-            .map(ShapeTime::declared)
-            .unwrap_or_default();
-        all_accepted &= summary.accepted;
+        let accepted = run.best().is_some();
+        all_accepted &= accepted;
+        let mut pending = match &run.agent {
+            Some(a) => write_pending(&run_dir, op, a).map_err(|e| anyhow::anyhow!(e))?,
+            None => Vec::new(),
+        };
+        if let Some(p) = crate::evolve_out::write_best(&run_dir, op, &run)? {
+            pending.push(p);
+        }
+        let accepted_into = if args.accept {
+            crate::evolve_out::accept_best(&manifest, &spec, op, &run)?
+        } else {
+            None
+        };
+        let eager = agenticcann_build::synth::eager_time(
+            op,
+            &agenticcann_build::synth::SynthOptions::default(),
+            &EvalOptions {
+                seed: Some(seed),
+                ..EvalOptions::default()
+            },
+        )
+        .ok();
+        let table = crate::evolve_out::Table::of(op, &run, eager.as_ref());
         if human {
-            let tokens = if run.tokens_measured {
-                format!(
-                    "{} tokens ({} prompt + {} completion{})",
-                    run.usage.total(),
-                    run.usage.prompt,
-                    run.usage.completion,
-                    if run.usage.estimated {
-                        ", estimated"
-                    } else {
-                        ""
-                    }
-                )
-            } else {
-                "tokens not measured".to_string()
-            };
-            writeln!(
-                out,
-                "{}: {} after {} step(s) ({} failed), {tokens}, {:.1} s; stop: {}",
-                op.name,
-                if summary.accepted {
-                    "ACCEPTED"
-                } else {
-                    "NOT accepted"
-                },
-                run.steps,
-                run.failed_steps,
-                run.seconds,
-                run.stop
-            )?;
-            let off = offline.as_ref().and_then(|o| o.as_ref().ok());
-            for t in &times {
-                let mut line = format!("  {}: {:.2} us", dims_text(&t.dims), t.us);
-                if let Some(o) = off.and_then(|o| o.iter().find(|o| o.dims == t.dims)) {
-                    line.push_str(&format!(
-                        " (offline proposer {:.2} us: {:.2}x)",
-                        o.us,
-                        o.us / t.us
-                    ));
-                }
-                writeln!(out, "{line}")?;
-            }
-            if let Some(Err(n)) = &offline {
-                writeln!(out, "  offline proposer: {n}")?;
-            }
+            table.write(&mut out)?;
             for p in &pending {
                 writeln!(out, "  pending: {}", p.display())?;
             }
+            if let Some(a) = &accepted_into {
+                writeln!(out, "  accepted into the crate: {}", a.display())?;
+            }
         } else {
+            let summary = run.agent.as_ref().map(Summary::of);
+            let times = run
+                .best()
+                .and_then(|b| b.evaluation.as_ref())
+                .map(ShapeTime::declared)
+                .unwrap_or_default();
+            let offline_time_us = run
+                .offline_seed
+                .and_then(|id| run.population.get(id))
+                .and_then(|i| i.evaluation.as_ref())
+                .map(ShapeTime::declared);
             emit(
                 &mut out,
                 &EvolveOp {
                     op: op.name.clone(),
                     key: op.key().to_hex(),
-                    accepted: summary.accepted,
-                    summary: Some(&summary),
+                    accepted,
+                    summary: summary.as_ref(),
                     time_us: times,
-                    offline_time_us: offline.as_ref().and_then(|o| o.as_ref().ok()).cloned(),
-                    offline_note: offline.as_ref().and_then(|o| o.as_ref().err()).cloned(),
+                    offline_time_us,
+                    offline_note: None,
                     pending: pending.iter().map(|p| p.display().to_string()).collect(),
                     dir: run_dir.join(&op.name).display().to_string(),
+                    search: Some(&table),
                 },
             )?;
+        }
+        charts.push((op.name.clone(), run.generations.clone()));
+    }
+    if !charts.is_empty() {
+        let ops: Vec<(&str, &[agenticcann_evolve::search::GenerationLine])> = charts
+            .iter()
+            .map(|(n, g)| (n.as_str(), g.as_slice()))
+            .collect();
+        let svg = agenticcann_evolve::search::plot::progress_svg(&ops);
+        agenticcann_build::store::write_file_atomic(&run_dir.join("progress.svg"), svg.as_bytes())?;
+        if human {
+            writeln!(out, "chart: {}", run_dir.join("progress.svg").display())?;
         }
     }
     out.flush()?;
@@ -597,4 +680,162 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         return Err(anyhow::Error::new(Unavailable(m)).context("the model endpoint is unavailable"));
     }
     Ok(Status::of(all_accepted))
+}
+
+/// The report of a generation-1-only run (an external agent): one line per op, the times of
+/// the accepted kernel against the offline proposer's, the pending entries. Returns whether
+/// a kernel was accepted.
+fn report_agent_only(
+    out: &mut impl Write,
+    human: bool,
+    op: &OpSpec,
+    run_dir: &Path,
+    run: &AgentRun,
+    offline: Option<&Result<Vec<ShapeTime>, String>>,
+) -> Result<bool> {
+    let pending = write_pending(run_dir, op, run).map_err(|e| anyhow::anyhow!(e))?;
+    let summary = Summary::of(run);
+    let times = run
+        .first_accepted()
+        .and_then(|c| c.evaluation.as_ref())
+        .map(ShapeTime::declared)
+        .unwrap_or_default();
+    if human {
+        let tokens = if run.tokens_measured {
+            format!(
+                "{} tokens ({} prompt + {} completion{})",
+                run.usage.total(),
+                run.usage.prompt,
+                run.usage.completion,
+                if run.usage.estimated {
+                    ", estimated"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            "tokens not measured".to_string()
+        };
+        writeln!(
+            out,
+            "{}: {} after {} step(s) ({} failed), {tokens}, {:.1} s; stop: {}",
+            op.name,
+            if summary.accepted {
+                "ACCEPTED"
+            } else {
+                "NOT accepted"
+            },
+            run.steps,
+            run.failed_steps,
+            run.seconds,
+            run.stop
+        )?;
+        let off = offline.and_then(|o| o.as_ref().ok());
+        for t in &times {
+            let mut line = format!("  {}: {:.2} us", dims_text(&t.dims), t.us);
+            if let Some(o) = off.and_then(|o| o.iter().find(|o| o.dims == t.dims)) {
+                line.push_str(&format!(
+                    " (offline proposer {:.2} us: {:.2}x)",
+                    o.us,
+                    o.us / t.us
+                ));
+            }
+            writeln!(out, "{line}")?;
+        }
+        if let Some(Err(n)) = offline {
+            writeln!(out, "  offline proposer: {n}")?;
+        }
+        for p in &pending {
+            writeln!(out, "  pending: {}", p.display())?;
+        }
+    } else {
+        emit(
+            out,
+            &EvolveOp {
+                op: op.name.clone(),
+                key: op.key().to_hex(),
+                accepted: summary.accepted,
+                summary: Some(&summary),
+                time_us: times,
+                offline_time_us: offline.and_then(|o| o.as_ref().ok()).cloned(),
+                offline_note: offline.and_then(|o| o.as_ref().err()).cloned(),
+                pending: pending.iter().map(|p| p.display().to_string()).collect(),
+                dir: run_dir.join(&op.name).display().to_string(),
+                search: None,
+            },
+        )?;
+    }
+    Ok(summary.accepted)
+}
+
+/// A progress bar per op on stderr (indicatif), plain lines when stderr is not a terminal,
+/// nothing in JSON mode.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    op: String,
+}
+
+impl Progress {
+    fn new(op: &str, generations: u32, human: bool) -> Progress {
+        use std::io::IsTerminal;
+        let tty = std::io::stderr().is_terminal();
+        let bar = (human && tty).then(|| {
+            let b = indicatif::ProgressBar::new(u64::from(generations));
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{prefix} [{bar:20}] g{pos}/{len} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_prefix(op.to_string());
+            b
+        });
+        Progress {
+            bar,
+            plain: human && !tty,
+            op: op.to_string(),
+        }
+    }
+
+    fn event(&mut self, ev: &SearchEvent<'_>) {
+        match ev {
+            SearchEvent::Candidate { line, .. } => {
+                let msg = format!(
+                    "#{} {} {}{}",
+                    line.id,
+                    line.phase,
+                    line.verdict,
+                    line.fitness
+                        .map(|f| format!(" {f:.2} us"))
+                        .unwrap_or_default()
+                );
+                if let Some(b) = &self.bar {
+                    b.set_message(msg);
+                } else if self.plain {
+                    eprintln!("{}: g{} {msg}", self.op, line.generation);
+                }
+            }
+            SearchEvent::GenerationDone { line, .. } => {
+                if let Some(b) = &self.bar {
+                    b.set_position(u64::from(line.generation));
+                } else if self.plain {
+                    eprintln!(
+                        "{}: generation {} done: best {}, {} candidates, {} tokens",
+                        self.op,
+                        line.generation,
+                        line.best_us
+                            .map_or("none".to_string(), |b| format!("{b:.2} us")),
+                        line.candidates,
+                        line.tokens
+                    );
+                }
+            }
+            SearchEvent::Generation { .. } => {}
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
 }

@@ -36,6 +36,7 @@ mod bench;
 mod check;
 mod cli;
 mod evolve;
+mod evolve_out;
 mod exit;
 mod judge;
 mod knowledge;

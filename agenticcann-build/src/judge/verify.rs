@@ -157,9 +157,8 @@ fn regime_shapes(
             .filter(|b| total_elements(op, b) <= opts.max_elements)
             .max_by_key(|b| total_elements(op, b)),
     ) {
-        let unit = per_unit(base);
-        if unit > 0 {
-            let u = (opts.ub_bytes / unit).max(1);
+        if let Some(u) = opts.ub_bytes.checked_div(per_unit(base)) {
+            let u = u.max(1);
             let declared_per_core = declared_max.div_ceil(cores);
             let mut k = 2 * u + 1;
             let shape_with = |k: u64| {

@@ -153,6 +153,9 @@ pub struct AgentConfig {
     pub run_dir: Option<PathBuf>,
     /// The simulator's include folder for `lookup_api` (default: the toolchain's).
     pub sim_include: Option<PathBuf>,
+    /// Text appended to the first user message (the evolution loop's tool mode puts the
+    /// parent kernel and its profile here); `None` = the task alone.
+    pub context: Option<String>,
 }
 
 impl AgentConfig {
@@ -173,6 +176,7 @@ impl AgentConfig {
             },
             run_dir: None,
             sim_include: None,
+            context: None,
         }
     }
 }
@@ -444,10 +448,11 @@ pub fn run_agent(
         Some(d) => Some(record::OpFolder::create(d, op, &task).map_err(AgentError::Record)?),
         None => None,
     };
-    let mut messages = vec![
-        Message::system(&task.system),
-        Message::user(task.user_message()),
-    ];
+    let opening = match &config.context {
+        Some(c) => format!("{}\n\n{c}", task.user_message()),
+        None => task.user_message(),
+    };
+    let mut messages = vec![Message::system(&task.system), Message::user(opening)];
     let tools = chat_tools(mode);
     let mut ledger = Ledger::new(&task.chunks);
     let mut usage = Usage::default();

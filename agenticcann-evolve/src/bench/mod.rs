@@ -34,7 +34,7 @@
 //! ```
 
 mod markdown;
-mod svg;
+pub(crate) mod svg;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::Report;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

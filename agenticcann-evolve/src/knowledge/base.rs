@@ -155,14 +155,14 @@ impl KnowledgeBase {
                 let direct = rel.parent() == Some(dir.as_path());
                 if !direct || rel.extension().and_then(|e| e.to_str()) != Some("md") {
                     problem(
-                        &rel,
+                        rel,
                         format!("unexpected file: {level} holds only <name>.md chunks"),
                     );
                     continue;
                 }
                 if !is_slug(stem) {
                     problem(
-                        &rel,
+                        rel,
                         "file name: use lowercase letters, digits and `-`".to_string(),
                     );
                     continue;

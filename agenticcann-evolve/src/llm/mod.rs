@@ -61,7 +61,10 @@ pub fn open_resumable(
     record_dir: &std::path::Path,
 ) -> Result<Box<dyn ChatModel>, LlmError> {
     let client = LlmClient::from_settings(settings)?;
-    Ok(with_protocol(Resume::new(client, record_dir)?, settings.tool_protocol))
+    Ok(with_protocol(
+        Resume::new(client, record_dir)?,
+        settings.tool_protocol,
+    ))
 }
 
 /// The model of `--replay DIR`: the recording in `dir` (no network) behind `protocol`, which
