@@ -106,10 +106,10 @@ fn write_list_find_round_trip_and_write_replaces() {
     assert_eq!(dir, root.path().join(&key));
     let all = pending::list(root.path()).unwrap();
     assert_eq!(all.len(), 1);
-    assert_eq!(all[0].meta, m);
+    same_meta(&all[0].meta, &m);
     assert_eq!(all[0].entry.manifest.provenance.generation, Some(2));
     assert!(all[0].entry.holds(&judged().0));
-    assert_eq!(all[0].time_us(), m.time_us);
+    same_times(&all[0].time_us(), &m.time_us);
     let found = pending::find(root.path(), &key.to_uppercase()).unwrap().unwrap();
     assert_eq!(found, all[0]);
     // No other op's result.
@@ -307,6 +307,31 @@ fn accept_refuses_a_result_the_crate_does_not_declare() {
     assert!(matches!(e, PendingError::NotDeclared { .. }), "{e}");
     assert!(p.dir.exists());
     assert!(!other_spec.kernels_dir().exists());
+}
+
+/// Equal metadata, times within JSON's round trip (serde_json's default float parsing may
+/// differ from the written value in the last bit).
+fn same_meta(a: &PendingMeta, b: &PendingMeta) {
+    same_times(&a.time_us, &b.time_us);
+    same_times(
+        a.baseline_us.as_deref().unwrap_or_default(),
+        b.baseline_us.as_deref().unwrap_or_default(),
+    );
+    assert_eq!(a.baseline_us.is_some(), b.baseline_us.is_some());
+    let strip = |m: &PendingMeta| PendingMeta {
+        time_us: vec![],
+        baseline_us: None,
+        ..m.clone()
+    };
+    assert_eq!(strip(a), strip(b));
+}
+
+fn same_times(a: &[(String, f64)], b: &[(String, f64)]) {
+    assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+    for ((da, ta), (db, tb)) in a.iter().zip(b) {
+        assert_eq!(da, db);
+        assert!((ta - tb).abs() <= 1e-12 * tb.abs(), "{a:?} vs {b:?}");
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
