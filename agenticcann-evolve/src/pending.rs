@@ -369,11 +369,12 @@ fn validate(meta: &PendingMeta, key: &Key, path: &Path) -> Result<(), PendingErr
     if meta.op.trim().is_empty() {
         return Err(bad("`op` is empty".into()));
     }
-    let times = meta
-        .time_us
-        .iter()
-        .map(|t| ("time_us", t))
-        .chain(meta.baseline_us.iter().flatten().map(|t| ("baseline_us", t)));
+    let times = meta.time_us.iter().map(|t| ("time_us", t)).chain(
+        meta.baseline_us
+            .iter()
+            .flatten()
+            .map(|t| ("baseline_us", t)),
+    );
     for (field, (dims, us)) in times {
         if dims.trim().is_empty() {
             return Err(bad(format!("`{field}` has a shape with empty dims")));
@@ -655,7 +656,10 @@ pub fn accept_into(p: &Pending, spec: &Spec, manifest: &Path) -> Result<Accepted
     })?;
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for name in fresh.entry.manifest.files.keys() {
-        files.push((name.clone(), fresh.entry.read_verified(name).map_err(entry_err)?));
+        files.push((
+            name.clone(),
+            fresh.entry.read_verified(name).map_err(entry_err)?,
+        ));
     }
     let refs: Vec<(&str, &[u8])> = files
         .iter()
@@ -849,7 +853,10 @@ mod tests {
             created: "2026-12-02T10:00:00Z".into(),
         };
         let text = serde_json::to_string(&meta).unwrap();
-        assert!(text.contains(r#""time_us":[{"dims":"n=4096","us":1.5}]"#), "{text}");
+        assert!(
+            text.contains(r#""time_us":[{"dims":"n=4096","us":1.5}]"#),
+            "{text}"
+        );
         let back: PendingMeta = serde_json::from_str(&text).unwrap();
         assert_eq!(back, meta);
     }

@@ -86,7 +86,12 @@ fn draft<'a>(spec: &'a Spec, generation: u64) -> Draft<'a> {
 
 fn meta(d: &Draft<'_>) -> PendingMeta {
     let mut m = PendingMeta::of_draft(d, Path::new("target/run"), "2026-12-02T10:00:00Z");
-    m.baseline_us = Some(m.time_us.iter().map(|(s, t)| (s.clone(), t * 2.0)).collect());
+    m.baseline_us = Some(
+        m.time_us
+            .iter()
+            .map(|(s, t)| (s.clone(), t * 2.0))
+            .collect(),
+    );
     m
 }
 
@@ -110,7 +115,9 @@ fn write_list_find_round_trip_and_write_replaces() {
     assert_eq!(all[0].entry.manifest.provenance.generation, Some(2));
     assert!(all[0].entry.holds(&judged().0));
     same_times(&all[0].time_us(), &m.time_us);
-    let found = pending::find(root.path(), &key.to_uppercase()).unwrap().unwrap();
+    let found = pending::find(root.path(), &key.to_uppercase())
+        .unwrap()
+        .unwrap();
     assert_eq!(found, all[0]);
     // No other op's result.
     let other = spec.op("rms_norm_f16").unwrap().key().to_hex();
@@ -152,7 +159,10 @@ fn write_refuses_a_mismatched_key_and_an_unjudged_draft() {
         ..draft(&spec, 2)
     };
     let e = pending::write(root.path(), &unjudged, &meta(&d)).unwrap_err();
-    assert!(e.to_string().contains("only a kernel the judge accepted"), "{e}");
+    assert!(
+        e.to_string().contains("only a kernel the judge accepted"),
+        "{e}"
+    );
     assert_eq!(pending::list(root.path()).unwrap(), vec![]);
 }
 
@@ -173,7 +183,11 @@ fn accept_writes_the_crate_entry_and_the_lock_and_removes_the_pending() {
     assert_eq!(accepted.entry, spec.kernels_dir().join(key.to_hex()));
     // The crate entry is the pending entry, byte for byte, and loads.
     for (f, bytes) in files.iter().zip(&before) {
-        assert_eq!(&std::fs::read(accepted.entry.join(f)).unwrap(), bytes, "{f}");
+        assert_eq!(
+            &std::fs::read(accepted.entry.join(f)).unwrap(),
+            bytes,
+            "{f}"
+        );
     }
     let entry = agenticcann_build::store::Entry::load(&accepted.entry).unwrap();
     assert_eq!(entry.manifest_digest, p.entry.manifest_digest);
@@ -226,7 +240,11 @@ fn broken_folders_are_reported_with_their_path_and_do_not_hide_the_others() {
     std::fs::create_dir_all(&half).unwrap();
     let json = std::fs::read_to_string(good.join("pending.json")).unwrap();
     let key = spec.op("add_f16").unwrap().key().to_hex();
-    std::fs::write(half.join("pending.json"), json.replace(&key, &"1".repeat(64))).unwrap();
+    std::fs::write(
+        half.join("pending.json"),
+        json.replace(&key, &"1".repeat(64)),
+    )
+    .unwrap();
     // A stray folder that is not a key.
     std::fs::create_dir_all(root.path().join("notes")).unwrap();
 
@@ -245,8 +263,10 @@ fn broken_folders_are_reported_with_their_path_and_do_not_hide_the_others() {
         "{errors:?}"
     );
     assert!(
-        errors.iter().any(|e| e.contains(&half.display().to_string())
-            && e.contains("entry/manifest.toml is missing")),
+        errors
+            .iter()
+            .any(|e| e.contains(&half.display().to_string())
+                && e.contains("entry/manifest.toml is missing")),
         "{errors:?}"
     );
     assert!(errors.iter().any(|e| e.contains("notes")), "{errors:?}");
