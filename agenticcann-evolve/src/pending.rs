@@ -831,6 +831,20 @@ mod tests {
     }
 
     #[test]
+    fn the_pending_root_is_inside_the_user_cache() {
+        let env = |k: &str| (k == "AGENTICCANN_CACHE_DIR").then(|| "/c".to_string());
+        assert_eq!(pending_root(&env), Some(PathBuf::from("/c/pending")));
+        let home = |k: &str| (k == "HOME").then(|| "/h".to_string());
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                pending_root(&home),
+                Some(PathBuf::from("/h/.cache/agenticcann/store/pending"))
+            );
+            assert_eq!(pending_root(&|_: &str| None), None);
+        }
+    }
+
+    #[test]
     fn dims_text_sorts_by_name() {
         let d: BTreeMap<String, u64> = [("rows".to_string(), 8), ("cols".to_string(), 256)]
             .into_iter()
