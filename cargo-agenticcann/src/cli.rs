@@ -51,6 +51,16 @@ pub enum Command {
     /// Download the entries the crate lacks from the remote store into the user cache,
     /// verified as a build verifies them.
     Fetch(FetchArgs),
+    /// Show each op's pending result (from `evolve`, in the user cache) against the kernel the
+    /// build uses now: diff, verification, profile, speedup, provenance.
+    #[command(long_about = REVIEW_LONG_ABOUT)]
+    Review(ReviewArgs),
+    /// Write pending results into the crate: `kernels/<key>/` and agenticcann.lock.
+    #[command(long_about = ACCEPT_LONG_ABOUT)]
+    Accept(DecideArgs),
+    /// Drop pending results (nothing is written into the crate).
+    #[command(long_about = REJECT_LONG_ABOUT)]
+    Reject(DecideArgs),
     /// Generation 1 of the evolution loop: a tool-using LLM agent (or an external coding
     /// agent) writes kernels for the ops, judged until one is accepted.
     #[command(long_about = crate::evolve::LONG_ABOUT)]
@@ -425,6 +435,69 @@ pub struct FetchArgs {
     /// Only these ops (repeatable); default: every declared op.
     #[arg(long, value_name = "NAME")]
     pub op: Vec<String>,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+const REVIEW_LONG_ABOUT: &str = "\
+For each declared op (or each OP given) with a pending result in the user cache \
+($AGENTICCANN_CACHE_DIR/pending/<key>, else the platform cache's agenticcann/store/pending; \
+written by `cargo agenticcann evolve`): the pending kernel against the one a build would use \
+now (the crate's kernels folder, else the user cache; \"none\" if neither has one): a unified \
+diff of kernel.cpp and tiling.cpp, the verification record, the profile (time per declared \
+shape, roofline fraction, bound), the speedup per shape and overall (geometric mean) against \
+the current kernel's recorded times and the offline seed's, and the provenance (proposer, \
+model, generation, parent, tokens, knowledge chunks with their digests). Ops without a \
+pending result get one line saying so.
+
+Exit status: 0; 1 when a named OP has no pending result or a pending result cannot be read \
+(its folder is named); 2 for usage errors (unknown op, unreadable manifest). With \
+--message-format json, one ReviewOp object per op.";
+
+const ACCEPT_LONG_ABOUT: &str = "\
+Accept the pending results of the OPs given (default: every declared op that has one): each \
+is checked again (every file against its manifest digest, the manifest the one recorded), \
+copied into the crate's kernels folder (kernels/<key>/, replacing an older entry for the key) \
+and pinned in agenticcann.lock (op, key, manifest sha256; written atomically); then the \
+pending result is removed. Prints the entry and the lock line written.
+
+Exit status: 0; 1 when a named OP has no pending result or a result is refused (changed \
+since it was written, not readable); 2 for usage errors. With --message-format json, one \
+DecideOp object per op.";
+
+const REJECT_LONG_ABOUT: &str = "\
+Reject the pending results of the OPs given (default: every declared op that has one): \
+their folders are removed from the user cache; nothing in the crate is touched.
+
+Exit status: 0; 1 when a named OP has no pending result; 2 for usage errors. With \
+--message-format json, one DecideOp object per op.";
+
+/// `cargo agenticcann review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Only these ops (default: every declared op).
+    #[arg(value_name = "OP")]
+    pub ops: Vec<String>,
+
+    /// Output format: lines for people, or one JSON object per op.
+    #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// `cargo agenticcann accept` and `reject`.
+#[derive(Debug, Args)]
+pub struct DecideArgs {
+    #[command(flatten)]
+    pub manifest: clap_cargo::Manifest,
+
+    /// Only these ops (default: every declared op with a pending result).
+    #[arg(value_name = "OP")]
+    pub ops: Vec<String>,
 
     /// Output format: lines for people, or one JSON object per op.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]

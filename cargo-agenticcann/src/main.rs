@@ -16,6 +16,8 @@
 //!   its cost-model times and the ratio vs eager; `--out DIR` writes the entry.
 //! - `status`, `verify`, `push`, `fetch`: the crate's entries as a build finds them, re-judged,
 //!   and moved to and from the remote store ([`store`]).
+//! - `review`, `accept`, `reject`: the pending results `evolve` leaves in the user cache,
+//!   shown against the current kernels, written into the crate or dropped ([`review`]).
 //!
 //! With `--message-format json` each prints the serde types of [`messages`] (the JSON
 //! schema). Exit statuses ([`exit`]): 0 ok, 1 rejected/invalid/infeasible, 2 usage errors or
@@ -42,6 +44,7 @@ mod judge;
 mod knowledge;
 mod messages;
 mod report;
+mod review;
 mod select;
 mod store;
 mod synth;
@@ -62,6 +65,9 @@ fn main() -> ExitCode {
         cli::Command::Verify(a) => store::verify(&a),
         cli::Command::Push(a) => store::push(&a),
         cli::Command::Fetch(a) => store::fetch(&a),
+        cli::Command::Review(a) => review::review(&a),
+        cli::Command::Accept(a) => review::accept(&a),
+        cli::Command::Reject(a) => review::reject(&a),
         cli::Command::Evolve(a) => evolve::run(&a),
         cli::Command::Bench(a) => bench::run(&a),
     };

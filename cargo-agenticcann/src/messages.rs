@@ -12,6 +12,8 @@
 //! | `knowledge check`  | one [`KnowledgeCheck`], or [`KnowledgeLoadFailed`] |
 //! | `status`, `push`, `fetch` | one [`StoreOp`] per op            |
 //! | `verify`           | one [`VerifyOp`] per op                  |
+//! | `review`           | one [`ReviewOp`] per op                  |
+//! | `accept`, `reject` | one [`DecideOp`] per op acted on or named |
 //!
 //! A new subcommand adds its message type here and prints it with [`emit`].
 
@@ -409,6 +411,26 @@ pub struct StoreOp {
     pub problem: Option<String>,
     /// `push`: `pushed`; `fetch`: `fetched` or `present` (already local); `status`: null.
     pub action: Option<String>,
+    /// `status`: the op's pending result in the user cache, if any (null otherwise and for
+    /// `push` / `fetch`).
+    pub pending: Option<PendingNote>,
+}
+
+/// A pending result as `status` shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PendingNote {
+    /// The pending result's folder (`<user cache>/pending/<key>`).
+    pub dir: String,
+    /// The generation that produced it (null when it cannot be read).
+    pub generation: Option<u64>,
+    /// Its speedup (geometric mean over the declared shapes) over the current kernel's
+    /// recorded times, else over the offline seed's (`basis` says which); null when neither
+    /// is known.
+    pub speedup: Option<f64>,
+    /// `current` or `baseline`; null with `speedup`.
+    pub basis: Option<String>,
+    /// Why the pending result cannot be used (a broken folder), if so.
+    pub problem: Option<String>,
 }
 
 /// One op's entry re-judged by `verify`.
@@ -426,4 +448,64 @@ pub struct VerifyOp<'a> {
     pub problem: Option<String>,
     /// The judge's evaluation.
     pub evaluation: Option<&'a Evaluation>,
+}
+
+// ---- review, accept, reject ------------------------------------------------------------
+
+/// The kernel the build would use now, as `review` compares with it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReviewCurrent {
+    /// `crate`, `cache` or `none`.
+    pub source: String,
+    /// The entry's folder.
+    pub entry: Option<String>,
+    /// The entry's proposer.
+    pub proposer: Option<String>,
+    /// Why the entry in place cannot be used (compared as none), if so.
+    pub problem: Option<String>,
+}
+
+/// One declared op in `review`: its pending result against the current kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReviewOp<'a> {
+    /// The op's name.
+    pub op: String,
+    /// Its content key (hex).
+    pub key: String,
+    /// The pending result's folder; null when the op has none.
+    pub pending: Option<String>,
+    /// Why the pending result cannot be read (a broken folder, named), if so.
+    pub problem: Option<String>,
+    /// The kernel the build uses now (null without a pending result).
+    pub current: Option<ReviewCurrent>,
+    /// The unified diffs of `kernel.cpp` and `tiling.cpp` (empty `unified`: identical).
+    pub diff: Vec<agenticcann_evolve::pending::FileDiff>,
+    /// Times per declared shape against the current kernel and the baseline, and the
+    /// speedups.
+    pub comparison: Option<agenticcann_evolve::pending::Comparison>,
+    /// The pending entry's `[verification]` record.
+    pub verification: Option<&'a agenticcann_build::store::Verification>,
+    /// The pending entry's `[provenance]`.
+    pub provenance: Option<&'a agenticcann_build::store::Provenance>,
+    /// `pending.json`.
+    pub meta: Option<&'a agenticcann_evolve::pending::PendingMeta>,
+}
+
+/// What `accept` / `reject` did for one op.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecideOp {
+    /// The op's name.
+    pub op: String,
+    /// Its content key (hex).
+    pub key: String,
+    /// `accepted`, `rejected`, or `none` (no pending result, or it was refused).
+    pub action: String,
+    /// `accept`: the crate entry written.
+    pub entry: Option<String>,
+    /// `accept`: the lock file and the pin written, `<lock>: <op> = <key> manifest <sha256>`.
+    pub lock: Option<String>,
+    /// The pending folder removed.
+    pub dropped: Option<String>,
+    /// Why nothing was done (no pending result, a refused or broken one).
+    pub problem: Option<String>,
 }

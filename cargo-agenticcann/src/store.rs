@@ -23,7 +23,7 @@ use crate::select;
 
 /// The store of the crate at `manifest`, configured from the environment as a build's is;
 /// with `remote: false` no remote is used (nothing is downloaded).
-fn store_of(manifest: &Path, spec: &Spec, remote: bool) -> Result<Store> {
+pub(crate) fn store_of(manifest: &Path, spec: &Spec, remote: bool) -> Result<Store> {
     let lookup = |k: &str| {
         if !remote && k == "AGENTICCANN_REMOTE" {
             return None;
@@ -53,11 +53,11 @@ fn local_dir(store: &Store, op: &OpSpec) -> Option<(PathBuf, &'static str)> {
 }
 
 /// The entry's proposer as the manifest spells it (`hand`, `offline`, `llm`, `replay`).
-fn proposer_name(e: &Entry) -> String {
+pub(crate) fn proposer_name(e: &Entry) -> String {
     format!("{:?}", e.manifest.provenance.proposer).to_lowercase()
 }
 
-fn source_label(s: &Source) -> String {
+pub(crate) fn source_label(s: &Source) -> String {
     match s {
         Source::CrateKernels => "crate".into(),
         Source::UserCache => "cache".into(),
@@ -112,6 +112,7 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
     let store = store_of(&manifest, &spec, false)?;
     let lock = lock_of(&manifest)?;
+    let pending_root = crate::review::pending_root();
     let mut out = std::io::stdout().lock();
     let mut ok = true;
     if args.message_format == MessageFormat::Human {
@@ -136,16 +137,20 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
         let digest = entry.as_ref().map(|e| e.manifest_digest.to_string());
         let pin = pin_state(lock.as_ref(), op, digest.as_deref());
         let op_ok = entry.is_some() && problem.is_none() && !pin.starts_with("MISMATCH");
+        let pending = pending_root
+            .as_deref()
+            .and_then(|r| crate::review::pending_note(r, op, entry.as_ref()));
         ok &= op_ok;
         let msg = StoreOp {
             op: op.name.clone(),
             key: key.to_string(),
             source,
             entry: entry.as_ref().map(|e| e.dir.display().to_string()),
-            proposer: entry.as_ref().map(|e| proposer_name(e)),
+            proposer: entry.as_ref().map(proposer_name),
             lock: pin,
             problem,
             action: None,
+            pending,
         };
         match args.message_format {
             MessageFormat::Json => emit(&mut out, &msg)?,
@@ -162,6 +167,9 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
                     from,
                     msg.lock
                 )?;
+                if let Some(p) = &msg.pending {
+                    write!(out, "  {}", crate::review::pending_text(p))?;
+                }
                 if let Some(p) = &msg.problem {
                     write!(out, "  error: {p}")?;
                 }
@@ -177,6 +185,9 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
     }
     Ok(Status::of(ok))
 }
+
+/// An op's entry as `verify` loads it: the candidate and its entry, or why not.
+type Loaded = Result<(Candidate, Entry), String>;
 
 /// `verify`: re-judge the entry of every locked op (every op with `--all`); exit 1 when any
 /// is not accepted or is missing.
@@ -213,7 +224,7 @@ pub fn verify(args: &VerifyArgs) -> Result<Status> {
     if let Some(j) = args.jobs {
         options.jobs = j;
     }
-    let loaded: Vec<(&OpSpec, Result<(Candidate, Entry), String>)> = ops
+    let loaded: Vec<(&OpSpec, Loaded)> = ops
         .iter()
         .map(|op| {
             let r = match local_dir(&store, op) {
@@ -322,10 +333,11 @@ pub fn push(args: &PushArgs) -> Result<Status> {
             key: key.to_string(),
             source,
             entry: entry.as_ref().map(|e| e.dir.display().to_string()),
-            proposer: entry.as_ref().map(|e| proposer_name(e)),
+            proposer: entry.as_ref().map(proposer_name),
             lock: String::new(),
             problem,
             action,
+            pending: None,
         };
         print_transfer(&mut out, args.message_format, &msg, remote.url())?;
     }
@@ -373,17 +385,18 @@ pub fn fetch(args: &FetchArgs) -> Result<Status> {
             key: key.to_string(),
             source,
             entry: entry.as_ref().map(|e| e.dir.display().to_string()),
-            proposer: entry.as_ref().map(|e| proposer_name(e)),
+            proposer: entry.as_ref().map(proposer_name),
             lock: String::new(),
             problem,
             action,
+            pending: None,
         };
         print_transfer(&mut out, args.message_format, &msg, &url)?;
     }
     Ok(Status::of(ok))
 }
 
-fn selected<'s>(spec: &'s Spec, names: &[String]) -> Result<Vec<&'s OpSpec>> {
+pub(crate) fn selected<'s>(spec: &'s Spec, names: &[String]) -> Result<Vec<&'s OpSpec>> {
     if names.is_empty() {
         return Ok(spec.ops.iter().collect());
     }
