@@ -254,6 +254,11 @@ pub struct EvolveArgs {
     #[arg(long)]
     pub no_tiling_search: bool,
 
+    /// Tiling variants judged per tiling-search step (generation 1: the offline grid; later:
+    /// the best parent's constants).
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    pub tiling_variants: usize,
+
     /// Accept the best kernel of each op into the crate right away (as `accept` would).
     #[arg(long)]
     pub accept: bool,
@@ -585,7 +590,8 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         search.time_budget = args.time_budget.map(Duration::from_secs_f64);
         search.patience = args.patience;
         search.offline_seed = !args.no_offline_seed;
-        search.tiling_search = !args.no_tiling_search;
+        search.tiling_search = !args.no_tiling_search && args.tiling_variants > 0;
+        search.tiling_limit = args.tiling_variants;
         let mut progress = Progress::new(&op.name, args.generations, human);
         let json = !human;
         let run = {
@@ -608,9 +614,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             Some(a) => write_pending(&run_dir, op, a).map_err(|e| anyhow::anyhow!(e))?,
             None => Vec::new(),
         };
-        if let Some(p) = crate::evolve_out::write_best(&run_dir, op, &run)? {
-            pending.push(p);
-        }
+        pending.extend(crate::evolve_out::write_best(&run_dir, op, &run)?);
         let accepted_into = if args.accept {
             crate::evolve_out::accept_best(&manifest, &spec, op, &run)?
         } else {

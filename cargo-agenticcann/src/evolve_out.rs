@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use agenticcann_build::spec::OpSpec;
 use agenticcann_build::store::{self, Draft, PhaseTokens, Proposer, Provenance};
 use agenticcann_build::synth::EagerTime;
+use agenticcann_evolve::pending::{self, PendingMeta};
 use agenticcann_evolve::search::population::{geomean, Individual, Tokens};
 use agenticcann_evolve::search::SearchRun;
 use anyhow::Result;
@@ -259,14 +260,17 @@ pub fn provenance(run: &SearchRun, best: &Individual) -> Provenance {
     p
 }
 
-/// Writes the best kernel of `run` as a store entry in `<run>/<op>/best/` and returns its
-/// folder (`None` when nothing is accepted).
+/// Writes the best kernel of `run` as a store entry in `<run>/<op>/best/` and, pending
+/// review, in the user cache (`<cache>/pending/<key>/`, replacing an older pending result
+/// of the key; `cargo agenticcann review` shows it, `accept` writes it into the crate).
+/// Returns the two folders (none when nothing is accepted; no cache folder when there is no
+/// user cache).
 ///
 /// # Errors
-/// The entry cannot be written.
-pub fn write_best(run_dir: &Path, op: &OpSpec, run: &SearchRun) -> Result<Option<PathBuf>> {
+/// An entry cannot be written.
+pub fn write_best(run_dir: &Path, op: &OpSpec, run: &SearchRun) -> Result<Vec<PathBuf>> {
     let Some(best) = run.best() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let root = run_dir.join(&op.name).join("best");
     std::fs::create_dir_all(&root)?;
@@ -277,15 +281,50 @@ pub fn write_best(run_dir: &Path, op: &OpSpec, run: &SearchRun) -> Result<Option
         evaluation: best.evaluation.as_ref(),
     };
     let entry = store::replace_entry(&root, &draft)?;
-    Ok(Some(entry.dir))
+    let mut out = vec![entry.dir];
+    if let Some(cache) = pending::pending_root(&|k| agenticcann_build::env::var(k)) {
+        let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let mut meta = PendingMeta::of_draft(&draft, run_dir, created);
+        meta.parent = best.line.parent.map(|id| format!("candidate {id}"));
+        meta.baseline_us = run
+            .offline_seed
+            .and_then(|id| run.population.get(id))
+            .map(|seed| {
+                seed.line
+                    .time_us
+                    .iter()
+                    .map(|t| (pending::dims_text(&t.dims), t.us))
+                    .collect()
+            });
+        out.push(pending::write(&cache, &draft, &meta)?);
+    }
+    Ok(out)
 }
 
-/// LOCAL PLACEHOLDER until the pending store lands (replaced before commit).
+/// `evolve --accept`: accepts the pending result of `op` just written (as `cargo
+/// agenticcann accept OP` does) and returns the crate's entry folder; `None` when the op has
+/// no accepted kernel.
+///
+/// # Errors
+/// No user cache, or the pending result cannot be accepted (its checks, the lock).
 pub fn accept_best(
-    _manifest: &Path,
-    _spec: &agenticcann_build::spec::Spec,
-    _op: &OpSpec,
-    _run: &SearchRun,
+    manifest: &Path,
+    spec: &agenticcann_build::spec::Spec,
+    op: &OpSpec,
+    run: &SearchRun,
 ) -> Result<Option<PathBuf>> {
-    anyhow::bail!("--accept: not wired yet")
+    if run.best().is_none() {
+        return Ok(None);
+    }
+    let Some(cache) = pending::pending_root(&|k| agenticcann_build::env::var(k)) else {
+        anyhow::bail!("--accept: there is no user cache (set AGENTICCANN_CACHE_DIR)");
+    };
+    let Some(p) = pending::find(&cache, &op.key().to_hex())? else {
+        anyhow::bail!(
+            "--accept: no pending result for `{}` in {}",
+            op.name,
+            cache.display()
+        );
+    };
+    Ok(Some(pending::accept(&p, spec, manifest)?))
 }

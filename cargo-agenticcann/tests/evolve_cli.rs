@@ -1,5 +1,6 @@
-//! `cargo agenticcann evolve` driven as a binary: exit statuses, `--llm none`, an external
-//! agent (a shell script), a scripted server, and a replay of its run with the server gone.
+//! `cargo agenticcann evolve` driven as a binary: exit statuses, `--llm none` (the offline
+//! tiling search alone), an external agent (a shell script), a scripted server, a replay of
+//! a whole search with the server gone, and a killed run resumed.
 
 use std::path::{Path, PathBuf};
 
@@ -59,7 +60,40 @@ fn evolve(root: &Path) -> Command {
     for v in KEY_VARS {
         c = c.env_remove(v);
     }
-    c
+    // Pending results go to the user cache: each test has its own.
+    c.env("AGENTICCANN_CACHE_DIR", root.join("cache"))
+}
+
+/// The last line of `--message-format json` output: the op's message (the lines before it
+/// are the loop's events).
+fn last_json(out: &str) -> Value {
+    let line = out.trim().lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `candidates.jsonl` of an op in a run folder, without the judge's wall times (`compile_s`,
+/// `run_s`), which differ from run to run.
+fn candidate_lines(run: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(run.join("add_f16/candidates.jsonl")).unwrap();
+    text.lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("compile_s");
+            o.remove("run_s");
+            v
+        })
+        .collect()
+}
+
+/// The honest kernel with more cores on small inputs: faster on n=4096.
+fn more_cores_answer() -> String {
+    let read = |f: &str| std::fs::read_to_string(fixture().join(f)).unwrap();
+    let tiling = read("tiling.cpp").replace("(total + 2047) / 2048", "(total + 511) / 512");
+    format!(
+        "```cpp kernel.cpp\n{}```\n\n```cpp tiling.cpp\n{tiling}```\n",
+        read("kernel.cpp")
+    )
 }
 
 fn run(c: Command) -> (Option<i32>, String, String) {
@@ -123,14 +157,36 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-fn llm_none_reports_the_offline_seed() {
+fn llm_none_runs_the_offline_seed_and_the_tiling_search() {
     let root = setup("llm-none");
     let (code, out, err) = run(evolve(&root)
-        .args(["--llm", "none", "--run-dir"])
+        .args([
+            "--llm",
+            "none",
+            "--generations",
+            "2",
+            "--tiling-variants",
+            "2",
+            "--run-dir",
+        ])
         .arg(root.join("run")));
     assert_eq!(code, Some(0), "{out}\n{err}");
-    assert!(out.contains("add_f16: generation 1 needs a model"), "{out}");
-    assert!(out.contains("n=4096: offline proposer"), "{out}");
+    assert!(out.contains("add_f16: FEASIBLE, 2 generation(s)"), "{out}");
+    assert!(out.contains("0 tokens"), "{out}");
+    assert!(out.contains("offline seed (synth::search"), "{out}");
+    let lines = candidate_lines(&root.join("run"));
+    assert_eq!(lines[0]["phase"], "offline", "{lines:#?}");
+    assert!(
+        lines[1..].iter().all(|l| l["phase"] == "tiling"),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|l| l["mode"] == "none"), "{lines:#?}");
+    // The best kernel is pending review in the user cache and in the run folder.
+    let pending: Vec<_> = std::fs::read_dir(root.join("cache/pending"))
+        .unwrap()
+        .collect();
+    assert_eq!(pending.len(), 1);
+    assert!(root.join("run/progress.svg").is_file());
 }
 
 #[test]
@@ -191,13 +247,16 @@ fn a_scripted_server_run_is_recorded_and_replayed_without_it() {
             "--message-format",
             "json",
             "--no-offline-baseline",
+            "--generations",
+            "1",
+            "--no-tiling-search",
             "--base-url",
         ])
         .arg(server.base_url())
         .args(["--model", "scripted", "--run-dir"])
         .arg(root.join("a")));
     assert_eq!(code, Some(0), "{out}\n{err}");
-    let a: Value = serde_json::from_str(out.trim()).unwrap();
+    let a = last_json(&out);
     assert_eq!(a["accepted"], true);
     assert_eq!(a["summary"]["total_tokens"], 2950);
     assert_eq!(a["summary"]["steps"], 2);
@@ -210,13 +269,16 @@ fn a_scripted_server_run_is_recorded_and_replayed_without_it() {
             "--message-format",
             "json",
             "--no-offline-baseline",
+            "--generations",
+            "1",
+            "--no-tiling-search",
             "--replay",
         ])
         .arg(root.join("a"))
         .arg("--run-dir")
         .arg(root.join("b")));
     assert_eq!(code, Some(0), "{out}\n{err}");
-    let b: Value = serde_json::from_str(out.trim()).unwrap();
+    let b = last_json(&out);
     assert_eq!(b["summary"]["candidates"], a["summary"]["candidates"]);
     assert_eq!(b["summary"]["total_tokens"], a["summary"]["total_tokens"]);
     assert_eq!(b["time_us"], a["time_us"]);
@@ -230,7 +292,8 @@ fn a_scripted_server_run_is_recorded_and_replayed_without_it() {
     let secret = "sk-test-0123456789abcdef-never-written";
     let (code, out, err) = run(evolve(&root)
         .env("AGENTICCANN_LLM_API_KEY", secret)
-        .args(["--op", "add_f16", "--no-offline-baseline", "--base-url"])
+        .args(["--op", "add_f16", "--no-offline-baseline", "--generations", "1"])
+        .args(["--no-tiling-search", "--base-url"])
         .arg(server.base_url())
         .arg("--run-dir")
         .arg(root.join("c")));
@@ -256,4 +319,182 @@ fn a_scripted_server_run_is_recorded_and_replayed_without_it() {
         }
     }
     assert!(files > 5, "{files}");
+}
+
+/// The flags of a small two-generation search over the scripted server: no offline seed and
+/// no tiling search, so every candidate is the model's.
+const SEARCH: [&str; 10] = [
+    "--op",
+    "add_f16",
+    "--no-offline-seed",
+    "--no-tiling-search",
+    "--generations",
+    "2",
+    "--population",
+    "1",
+    "--repairs",
+    "0",
+];
+
+#[test]
+fn a_whole_search_replays_to_the_same_lines_and_the_same_kernel() {
+    let root = setup("search-replay");
+    let mut server = ScriptedServer::start(vec![
+        Step::call("submit", good_args(), 1000, 200),
+        Step::text(&more_cores_answer(), 3000, 700),
+        // The tuning request: the parent again (a duplicate, judged once).
+        Step::text(
+            &format!(
+                "```cpp tiling.cpp\n{}```\n",
+                std::fs::read_to_string(fixture().join("tiling.cpp")).unwrap()
+            ),
+            400,
+            50,
+        ),
+    ])
+    .unwrap();
+    let (code, out, err) = run(evolve(&root)
+        .args(SEARCH)
+        .args([
+            "--message-format",
+            "json",
+            "--model",
+            "scripted",
+            "--base-url",
+        ])
+        .arg(server.base_url())
+        .arg("--run-dir")
+        .arg(root.join("a")));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    server.stop();
+    let a = last_json(&out);
+    let table = &a["search"];
+    assert_eq!(table["total_tokens"], 1000 + 200 + 3000 + 700 + 400 + 50);
+    assert_eq!(table["tokens_by_phase"]["mutation"]["prompt"], 3000);
+    assert_eq!(table["tokens_by_phase"]["tuning"]["completion"], 50);
+    assert_eq!(table["best"]["phase"], "mutation", "{table:#}");
+    assert!(
+        table["speedup_vs_first"].as_f64().unwrap() > 1.0,
+        "{table:#}"
+    );
+    let lines_a = candidate_lines(&root.join("a"));
+    assert_eq!(
+        lines_a
+            .iter()
+            .map(|l| l["phase"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["init", "mutation", "tuning"]
+    );
+    assert_eq!(lines_a[2]["verdict"], "duplicate");
+    // Every candidate was an event on stdout before the op's message.
+    assert_eq!(out.matches("\"event\":\"candidate\"").count(), 3);
+
+    let (code, out, err) = run(evolve(&root)
+        .args(SEARCH)
+        .args(["--message-format", "json", "--replay"])
+        .arg(root.join("a"))
+        .arg("--run-dir")
+        .arg(root.join("b")));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let b = last_json(&out);
+    assert_eq!(b["search"]["total_tokens"], table["total_tokens"]);
+    assert_eq!(candidate_lines(&root.join("b")), lines_a);
+    let key = a["key"].as_str().unwrap();
+    for f in ["kernel.cpp", "tiling.cpp", "manifest.toml"] {
+        let read =
+            |d: &str| std::fs::read(root.join(d).join("add_f16/best").join(key).join(f)).unwrap();
+        if f == "manifest.toml" {
+            // The provenance names the model (the replay's description differs); the code
+            // digests must not.
+            let text = |d: &str| String::from_utf8(read(d)).unwrap();
+            let digests = |t: String| {
+                t.lines()
+                    .filter(|l| l.contains("sha256"))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(digests(text("a")), digests(text("b")));
+        } else {
+            assert_eq!(read("a"), read("b"), "{f} byte for byte");
+        }
+    }
+}
+
+#[test]
+fn a_run_killed_mid_generation_resumes_from_its_run_folder() {
+    let root = setup("search-resume");
+    // The mutation request hangs: the run is killed while it waits.
+    let mut first = ScriptedServer::start(vec![
+        Step::call("submit", good_args(), 1000, 200),
+        Step::slow(
+            std::time::Duration::from_secs(120),
+            Step::text(&more_cores_answer(), 3000, 700),
+        ),
+    ])
+    .unwrap();
+    let run_dir = root.join("run");
+    let mut child = std::process::Command::new(cargo_bin!("cargo-agenticcann"))
+        .args(["agenticcann", "evolve", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .args(SEARCH)
+        .args(["--model", "scripted", "--base-url"])
+        .arg(first.base_url())
+        .arg("--run-dir")
+        .arg(&run_dir)
+        .env("AGENTICCANN_CACHE_DIR", root.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while first.requests().len() < 2 {
+        assert!(
+            t0.elapsed().as_secs() < 600,
+            "the run never reached generation 2"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    first.stop();
+    let before = candidate_lines(&run_dir);
+    assert_eq!(before.len(), 1, "generation 1 was recorded: {before:#?}");
+
+    // Run the same command again against a server that only knows the rest of the script.
+    let mut second = ScriptedServer::start(vec![
+        Step::text(&more_cores_answer(), 3000, 700),
+        Step::text("no files in this answer", 400, 50),
+    ])
+    .unwrap();
+    let (code, out, err) = run(evolve(&root)
+        .args(SEARCH)
+        .args([
+            "--message-format",
+            "json",
+            "--model",
+            "scripted",
+            "--base-url",
+        ])
+        .arg(second.base_url())
+        .arg("--run-dir")
+        .arg(&run_dir));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    // Generation 1's answer came from the recording: the new server got only the rest.
+    assert_eq!(second.requests().len(), 2);
+    second.stop();
+    let after = candidate_lines(&run_dir);
+    assert_eq!(
+        after[0], before[0],
+        "the finished candidate is kept as it was"
+    );
+    assert_eq!(
+        after
+            .iter()
+            .map(|l| l["phase"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["init", "mutation", "tuning"]
+    );
+    assert_eq!(after[2]["verdict"], "not_applied", "{:#?}", after[2]);
+    assert_eq!(last_json(&out)["search"]["best"]["id"], 2);
 }

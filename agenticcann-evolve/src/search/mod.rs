@@ -541,7 +541,7 @@ pub fn run_search(
             stale = 0;
         } else if g > 1 {
             stale += 1;
-            if stale >= cfg.patience.max(1) && l.stop.is_none() {
+            if stale >= cfg.patience.max(1) && l.stop.is_none() && g < cfg.generations {
                 l.stop = Some(SearchStop::Patience);
             }
         }
@@ -851,8 +851,10 @@ impl Loop<'_> {
         if self.cfg.offline_seed {
             match synth::search(self.op, &SynthOptions::default(), &self.cfg.agent.eval) {
                 Ok(s) => {
-                    let label =
-                        format!("offline seed (synth::search, {})", options_text(&s.options));
+                    let label = format!(
+                        "offline seed (synth::search: {})",
+                        tiling::offline_label(&s.options)
+                    );
                     let mut p = Pending::new(s.best.candidate, "offline", None, 0, label);
                     self.judge_seconds += s.best.evaluation.timings.total_ms / 1000.0;
                     p.evaluation = Some(s.best.evaluation);
@@ -880,7 +882,12 @@ impl Loop<'_> {
                     self.stop = Some(SearchStop::ModelUnavailable(m.clone()));
                 }
                 let knowledge: Vec<String> = run.knowledge.iter().map(|k| k.id.clone()).collect();
-                let mut prev_tokens = 0;
+                // The whole conversation produced the kernels: its tokens are on the first
+                // accepted one (the phase totals hold every token either way).
+                let mut run_tokens = Some(Tokens {
+                    prompt: run.usage.prompt,
+                    completion: run.usage.completion,
+                });
                 for c in run.accepted() {
                     let mut p = Pending::new(
                         c.candidate.clone(),
@@ -889,12 +896,7 @@ impl Loop<'_> {
                         self.pop.smaller_island() + batch.len() % 2,
                         format!("agent step {} ({})", c.step, c.tool),
                     );
-                    p.tokens = Tokens {
-                        prompt: 0,
-                        completion: 0,
-                    };
-                    p.tokens.prompt = c.tokens_so_far - prev_tokens;
-                    prev_tokens = c.tokens_so_far;
+                    p.tokens = run_tokens.take().unwrap_or_default();
                     p.knowledge = knowledge.clone();
                     p.evaluation = c.evaluation.clone();
                     batch.push(p);
