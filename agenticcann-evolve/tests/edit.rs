@@ -117,6 +117,23 @@ fn whole_files_replace_what_they_name_and_keep_the_rest() {
         assert_eq!(c.kernel, kernel, "{label}");
         assert_eq!(c.tiling, p.tiling, "{label}");
     }
+    // Labelled by a comment on the block's first line (kept), or by a path.
+    let c = apply(
+        EditFormat::Whole,
+        &p,
+        &format!("```cpp\n// kernel.cpp\n{kernel}```\n"),
+        &op,
+    )
+    .unwrap();
+    assert_eq!(c.kernel, format!("// kernel.cpp\n{kernel}"));
+    let c = apply(
+        EditFormat::Whole,
+        &p,
+        &format!("```cpp ./tiling.cpp\n{tiling}```\n"),
+        &op,
+    )
+    .unwrap();
+    assert_eq!(c.tiling, tiling);
     // Labelled by the fence's language word; an unlabelled block is ignored.
     let c = apply(
         EditFormat::Whole,

@@ -8,8 +8,9 @@
 //!
 //! - **whole**: fenced blocks labelled with the file name — on the fence
 //!   (```` ```cpp kernel.cpp ````, or ```` ```kernel.cpp ````), or on the line right above it
-//!   (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`, `` `kernel.cpp`: ``). Unlabelled blocks
-//!   are ignored.
+//!   (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`, `` `kernel.cpp`: ``, `File: kernel.cpp`),
+//!   or as a `// kernel.cpp` comment on the block's first line; a path counts by its last
+//!   component (`./kernel.cpp`). Other blocks are ignored.
 //! - **diff**: aider-style blocks, each after a line naming its file (or inside a fence
 //!   labelled with it):
 //!   ```text
@@ -223,14 +224,22 @@ pub fn apply(
 }
 
 /// The index in [`FILES`] of a file name.
+/// A path (`./kernel.cpp`, `src/kernel.cpp`) counts by its last component.
 fn file_index(name: &str) -> Option<usize> {
-    FILES.iter().position(|f| *f == name)
+    let base = name.rsplit('/').next().unwrap_or(name);
+    FILES.iter().position(|f| *f == base)
 }
 
 /// The file a label line names (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`,
-/// `` `kernel.cpp`: ``, `### kernel.cpp`), or `None`.
+/// `` `kernel.cpp`: ``, `### kernel.cpp`, `File: kernel.cpp`), or `None`.
 fn label(line: &str) -> Option<&str> {
-    let t = line.trim().trim_matches(|c: char| " \t*`#/:".contains(c));
+    let decoration = |c: char| " \t*`#/:".contains(c);
+    let mut t = line.trim().trim_matches(decoration);
+    for prefix in ["file:", "filename:"] {
+        if t.len() > prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            t = t[prefix.len()..].trim_matches(decoration);
+        }
+    }
     (!t.is_empty() && !t.contains(char::is_whitespace) && looks_like_file(t)).then_some(t)
 }
 
@@ -260,7 +269,16 @@ fn whole_files(answer: &str) -> Result<Vec<(usize, String)>, EditError> {
                 .find(|l| !l.trim().is_empty())
                 .and_then(|l| label(l))
         };
-        let Some(name) = on_fence.or_else(above) else {
+        // Or a comment naming a known file as the block's first line (kept in the file).
+        let first_line = || {
+            b.text
+                .lines()
+                .next()
+                .filter(|l| l.trim_start().starts_with("//") || l.trim_start().starts_with('#'))
+                .and_then(label)
+                .filter(|n| file_index(n).is_some())
+        };
+        let Some(name) = on_fence.or_else(above).or_else(first_line) else {
             continue;
         };
         let Some(i) = file_index(name) else {
@@ -503,6 +521,11 @@ mod tests {
         assert_eq!(label("// kernel.cpp"), Some("kernel.cpp"));
         assert_eq!(label("**tiling.cpp**"), Some("tiling.cpp"));
         assert_eq!(label("`tiling_fields.txt`:"), Some("tiling_fields.txt"));
+        assert_eq!(label("File: `kernel.cpp`"), Some("kernel.cpp"));
+        assert_eq!(label("### ./tiling.cpp"), Some("./tiling.cpp"));
+        assert_eq!(file_index("./tiling.cpp"), Some(1));
+        assert_eq!(file_index("kernels/abc/kernel.cpp"), Some(0));
+        assert_eq!(file_index("kernel.h"), None);
         assert_eq!(label("Here is kernel.cpp"), None);
         assert_eq!(label("int x = 1;"), None);
     }
