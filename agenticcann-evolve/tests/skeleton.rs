@@ -461,3 +461,28 @@ fn the_skeleton_prints_for_a_prompt() {
         "{text}"
     );
 }
+
+#[test]
+fn a_pathological_call_tree_is_an_error_or_a_skeleton_quickly() {
+    // f0 calls f1 twice, f1 calls f2 twice, …: 2^25 inlined calls without a budget.
+    let mut src = String::from("class K {\n public:\n");
+    for i in (0..25).rev() {
+        let next = if i == 24 {
+            "for (int j = 0; j < 2; j++) { DataCopy(a, g, 8); }".to_string()
+        } else {
+            format!("f{}(); f{}();", i + 1, i + 1)
+        };
+        src.push_str(&format!("  void f{i}() {{ {next} }}\n"));
+    }
+    src.push_str("  LocalTensor<float> a;\n  GlobalTensor<float> g;\n};\n");
+    src.push_str("extern \"C\" __global__ __aicore__ void k() { K op; op.f0(); }\n");
+    let t = std::time::Instant::now();
+    let r = extract(&src);
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    assert_eq!(r, Err(SkeletonError::TooComplex));
+    // Inside a loop the same tree is read once per function.
+    let looped = src.replace("op.f0();", "for (;;) { op.f0(); }");
+    let s = extract(&looped).unwrap();
+    assert_eq!(s.stages.len(), 1);
+    assert_eq!(s.stages[0].stages, [Stage::CopyIn]);
+}

@@ -117,6 +117,10 @@ pub enum SkeletonError {
     /// No `__global__` function is defined.
     #[error("kernel.cpp defines no entry (an `extern \"C\" __global__ __aicore__ void NAME(...)` function)")]
     NoEntry,
+    /// The calls reached from the entry, inlined, exceed the walk's budget (a call tree no
+    /// real kernel has).
+    #[error("kernel.cpp's call tree from the entry is too large to read (functions calling each other many times over); keep the parent's structure")]
+    TooComplex,
     /// More than one `__global__` function is defined.
     #[error("kernel.cpp defines more than one entry: `{first}` (line {first_line}) and `{second}` (line {second_line})")]
     MultipleEntries {
@@ -262,8 +266,13 @@ pub fn extract(kernel: &str) -> Result<Skeleton, SkeletonError> {
         globals: &globals,
         loops: Vec::new(),
         stack: Vec::new(),
+        memo: HashMap::new(),
+        steps: 0,
     };
     walker.function(entry, &mut None);
+    if walker.steps > MAX_STEPS {
+        return Err(SkeletonError::TooComplex);
+    }
     Ok(Skeleton {
         entry: src.entry_text(entry),
         buffers,
@@ -1022,14 +1031,25 @@ struct Walker<'a> {
     loops: Vec<StageLoop>,
     /// The functions being walked (recursion stops at a function already on it).
     stack: Vec<String>,
+    /// The stages of a function called inside a loop, by name (its overloads together).
+    memo: HashMap<String, Vec<Stage>>,
+    /// Tokens visited so far; the walk gives up past [`MAX_STEPS`].
+    steps: usize,
 }
+
+/// The most tokens the walk visits (calls inlined) before giving up on a kernel: far above
+/// any real kernel, low enough that a pathological call tree cannot stall the loop.
+const MAX_STEPS: usize = 1 << 20;
 
 /// The deepest call chain followed from the entry.
 const MAX_CALL_DEPTH: usize = 32;
 
 impl Walker<'_> {
     fn function(&mut self, f: &Function, sink: &mut Option<Vec<Stage>>) {
-        if self.stack.len() >= MAX_CALL_DEPTH || self.stack.contains(&f.name) {
+        if self.steps > MAX_STEPS
+            || self.stack.len() >= MAX_CALL_DEPTH
+            || self.stack.contains(&f.name)
+        {
             return;
         }
         self.stack.push(f.name.clone());
@@ -1064,6 +1084,10 @@ impl Walker<'_> {
         let src = self.src;
         let mut i = from;
         while i < to {
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return;
+            }
             let t = &src.toks[i];
             let is_loop = (t.is_ident("for") || t.is_ident("while")) && src.is_punct(i + 1, "(");
             if is_loop || t.is_ident("do") {
@@ -1111,8 +1135,27 @@ impl Walker<'_> {
                         }
                     } else if let Some(defs) = self.funcs.get(t.text.as_str()) {
                         let defs: Vec<&Function> = defs.clone();
-                        for f in defs {
-                            self.function(f, sink);
+                        if sink.is_some() {
+                            // Inside a loop a function's stages do not depend on the call.
+                            let stages = match self.memo.get(&t.text) {
+                                Some(s) => s.clone(),
+                                None => {
+                                    let mut inner = Some(Vec::new());
+                                    for f in defs {
+                                        self.function(f, &mut inner);
+                                    }
+                                    let s = inner.unwrap_or_default();
+                                    self.memo.insert(t.text.clone(), s.clone());
+                                    s
+                                }
+                            };
+                            for s in stages {
+                                Self::emit(sink, s);
+                            }
+                        } else {
+                            for f in defs {
+                                self.function(f, sink);
+                            }
                         }
                     } else if !member {
                         let args = src.split_commas(open + 1, close);
