@@ -111,6 +111,7 @@ fn whole_files_replace_what_they_name_and_keep_the_rest() {
         "// kernel.cpp",
         "**kernel.cpp**",
         "`kernel.cpp`:",
+        "Here is the updated `kernel.cpp`:",
     ] {
         let one = format!("{label}\n```cpp\n{kernel}```\n");
         let c = apply(EditFormat::Whole, &p, &one, &op).unwrap();

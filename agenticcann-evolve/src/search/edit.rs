@@ -9,7 +9,8 @@
 //! - **whole**: fenced blocks labelled with the file name — on the fence
 //!   (```` ```cpp kernel.cpp ````, or ```` ```kernel.cpp ````), or on the line right above it
 //!   (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`, `` `kernel.cpp`: ``, `File: kernel.cpp`),
-//!   or as a `// kernel.cpp` comment on the block's first line; a path counts by its last
+//!   at the end of a prose line right above it (`Here is the new kernel.cpp:`), or as a
+//!   `// kernel.cpp` comment on the block's first line; a path counts by its last
 //!   component (`./kernel.cpp`). Other blocks are ignored.
 //! - **diff**: aider-style blocks, each after a line naming its file (or inside a fence
 //!   labelled with it):
@@ -243,6 +244,13 @@ fn label(line: &str) -> Option<&str> {
     (!t.is_empty() && !t.contains(char::is_whitespace) && looks_like_file(t)).then_some(t)
 }
 
+/// A known file named by the last word of a prose line (`Here is the new kernel.cpp:`).
+fn prose_label(line: &str) -> Option<&str> {
+    let last = line.split_whitespace().last()?;
+    let t = last.trim_matches(|c: char| "*`:'\"".contains(c));
+    file_index(t).is_some().then_some(t)
+}
+
 /// A word that reads as a file name of an answer (a known file, or any `name.ext` with a
 /// source or text extension, which is then an unknown file).
 fn looks_like_file(word: &str) -> bool {
@@ -267,7 +275,7 @@ fn whole_files(answer: &str) -> Result<Vec<(usize, String)>, EditError> {
                 .iter()
                 .rev()
                 .find(|l| !l.trim().is_empty())
-                .and_then(|l| label(l))
+                .and_then(|l| label(l).or_else(|| prose_label(l)))
         };
         // Or a comment naming a known file as the block's first line (kept in the file).
         let first_line = || {
@@ -527,6 +535,12 @@ mod tests {
         assert_eq!(file_index("kernels/abc/kernel.cpp"), Some(0));
         assert_eq!(file_index("kernel.h"), None);
         assert_eq!(label("Here is kernel.cpp"), None);
+        assert_eq!(
+            prose_label("Here is the new `kernel.cpp`:"),
+            Some("kernel.cpp")
+        );
+        assert_eq!(prose_label("Here is the new kernel.h:"), None);
+        assert_eq!(prose_label("The kernel.cpp changes here"), None);
         assert_eq!(label("int x = 1;"), None);
     }
 

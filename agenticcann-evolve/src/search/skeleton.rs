@@ -22,9 +22,15 @@
 //!   inside a stage loop belong to it. Loops are compared by position, their stages as sets
 //!   (reordering stages inside a loop is a schedule change, not a new skeleton).
 //!
-//! Not skeleton (tuning changes them freely): `InitBuffer` lengths and buffer counts, tile
-//! constants and any other constant not used as a queue depth, expressions, local variable
-//! names, code outside loops other than declarations and the entry.
+//! Not skeleton (tuning changes them freely): `InitBuffer` lengths and buffer counts (the
+//! offline proposer's `buffer_num` is one), tile constants and any other constant not used
+//! as a queue depth, expressions, local variable names, code outside loops other than
+//! declarations and the entry.
+//!
+//! Limits (a reading of tokens, not a C++ front end): a depth that does not resolve to a
+//! literal (a template parameter, an expression) is `None` and two `None`s compare equal;
+//! code inside macros and lambdas is not followed; calls are followed [`MAX_CALL_DEPTH`]
+//! deep and the walk visits at most [`MAX_STEPS`] tokens ([`SkeletonError::TooComplex`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -1039,10 +1045,10 @@ struct Walker<'a> {
 
 /// The most tokens the walk visits (calls inlined) before giving up on a kernel: far above
 /// any real kernel, low enough that a pathological call tree cannot stall the loop.
-const MAX_STEPS: usize = 1 << 20;
+pub const MAX_STEPS: usize = 1 << 20;
 
 /// The deepest call chain followed from the entry.
-const MAX_CALL_DEPTH: usize = 32;
+pub const MAX_CALL_DEPTH: usize = 32;
 
 impl Walker<'_> {
     fn function(&mut self, f: &Function, sink: &mut Option<Vec<Stage>>) {
