@@ -486,3 +486,30 @@ fn a_pathological_call_tree_is_an_error_or_a_skeleton_quickly() {
     assert_eq!(s.stages.len(), 1);
     assert_eq!(s.stages[0].stages, [Stage::CopyIn]);
 }
+
+#[test]
+fn deep_nesting_does_not_exhaust_the_stack() {
+    for (open, close) in [
+        ("for (;;) ", ""),
+        ("if (a) ", ""),
+        ("for (;;) { ", "}"),
+        ("do ", " while (a);"),
+    ] {
+        let n = 20_000;
+        let body = format!("{}DataCopy(l, g, 8);{}", open.repeat(n), close.repeat(n));
+        let src = format!(
+            "LocalTensor<float> l; GlobalTensor<float> g;\nextern \"C\" __global__ __aicore__ void k() {{ {body} }}\n"
+        );
+        // Run on a thread with a small stack, as the loop's workers may have.
+        let r = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || extract(&src).map(|s| s.stages.len()))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(
+            matches!(r, Ok(0 | 1) | Err(SkeletonError::TooComplex)),
+            "{open}: {r:?}"
+        );
+    }
+}

@@ -30,7 +30,8 @@
 //! Limits (a reading of tokens, not a C++ front end): a depth that does not resolve to a
 //! literal (a template parameter, an expression) is `None` and two `None`s compare equal;
 //! code inside macros and lambdas is not followed; calls are followed [`MAX_CALL_DEPTH`]
-//! deep and the walk visits at most [`MAX_STEPS`] tokens ([`SkeletonError::TooComplex`]).
+//! deep, statements [`MAX_NESTING`] deep, and the walk visits at most [`MAX_STEPS`] tokens
+//! ([`SkeletonError::TooComplex`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -274,6 +275,7 @@ pub fn extract(kernel: &str) -> Result<Skeleton, SkeletonError> {
         stack: Vec::new(),
         memo: HashMap::new(),
         steps: 0,
+        nesting: 0,
     };
     walker.function(entry, &mut None);
     if walker.steps > MAX_STEPS {
@@ -978,53 +980,64 @@ impl Source {
 
     /// The exclusive end of the statement starting at `i`.
     fn statement_end(&self, i: usize, limit: usize) -> usize {
-        let Some(t) = self.tok(i) else { return limit };
-        if i >= limit {
-            return limit;
-        }
-        if t.is_punct("{") {
-            return (self.close(i) + 1).min(limit);
-        }
-        if ["for", "while", "switch"].iter().any(|k| t.is_ident(k)) && self.is_punct(i + 1, "(") {
-            return self.statement_end(self.close(i + 1) + 1, limit);
-        }
-        if t.is_ident("if") {
-            let mut j = i + 1;
-            if self.is_ident(j, "constexpr") {
-                j += 1;
+        self.statement_end_at(i, limit, 0)
+    }
+
+    /// [`statement_end`](Self::statement_end) at nesting `depth`: past [`MAX_NESTING`]
+    /// the rest of the range counts as the statement (no deep recursion on odd input).
+    fn statement_end_at(&self, mut i: usize, limit: usize, depth: usize) -> usize {
+        loop {
+            let Some(t) = self.tok(i) else { return limit };
+            if i >= limit || depth > MAX_NESTING {
+                return limit;
             }
-            if self.is_punct(j, "(") {
-                let e = self.statement_end(self.close(j) + 1, limit);
-                if self.is_ident(e, "else") && e < limit {
-                    return self.statement_end(e + 1, limit);
+            if t.is_punct("{") {
+                return (self.close(i) + 1).min(limit);
+            }
+            if ["for", "while", "switch"].iter().any(|k| t.is_ident(k)) && self.is_punct(i + 1, "(")
+            {
+                i = self.close(i + 1) + 1;
+                continue;
+            }
+            if t.is_ident("if") {
+                let mut j = i + 1;
+                if self.is_ident(j, "constexpr") {
+                    j += 1;
+                }
+                if self.is_punct(j, "(") {
+                    let e = self.statement_end_at(self.close(j) + 1, limit, depth + 1);
+                    if self.is_ident(e, "else") && e < limit {
+                        i = e + 1;
+                        continue;
+                    }
+                    return e;
+                }
+            }
+            if t.is_ident("do") {
+                let e = self.statement_end_at(i + 1, limit, depth + 1);
+                if self.is_ident(e, "while") && self.is_punct(e + 1, "(") {
+                    let after = self.close(e + 1) + 1;
+                    return if self.is_punct(after, ";") {
+                        (after + 1).min(limit)
+                    } else {
+                        after.min(limit)
+                    };
                 }
                 return e;
             }
-        }
-        if t.is_ident("do") {
-            let e = self.statement_end(i + 1, limit);
-            if self.is_ident(e, "while") && self.is_punct(e + 1, "(") {
-                let after = self.close(e + 1) + 1;
-                return if self.is_punct(after, ";") {
-                    (after + 1).min(limit)
-                } else {
-                    after.min(limit)
-                };
+            let mut j = i;
+            while j < limit {
+                let t = &self.toks[j];
+                if t.is_punct(";") {
+                    return j + 1;
+                }
+                if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
+                    j = self.close(j);
+                }
+                j += 1;
             }
-            return e;
+            return limit;
         }
-        let mut j = i;
-        while j < limit {
-            let t = &self.toks[j];
-            if t.is_punct(";") {
-                return j + 1;
-            }
-            if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
-                j = self.close(j);
-            }
-            j += 1;
-        }
-        limit
     }
 }
 
@@ -1041,7 +1054,14 @@ struct Walker<'a> {
     memo: HashMap<String, Vec<Stage>>,
     /// Tokens visited so far; the walk gives up past [`MAX_STEPS`].
     steps: usize,
+    /// Ranges being walked (loops and calls nest them); deeper than [`MAX_NESTING`] is not
+    /// followed.
+    nesting: usize,
 }
+
+/// The deepest nesting of statements and walked ranges followed (far above real kernels; a
+/// bound so that odd input cannot exhaust the stack).
+pub const MAX_NESTING: usize = 200;
 
 /// The most tokens the walk visits (calls inlined) before giving up on a kernel: far above
 /// any real kernel, low enough that a pathological call tree cannot stall the loop.
@@ -1087,6 +1107,15 @@ impl Walker<'_> {
     }
 
     fn range(&mut self, from: usize, to: usize, func: &str, sink: &mut Option<Vec<Stage>>) {
+        if self.nesting >= MAX_NESTING {
+            return;
+        }
+        self.nesting += 1;
+        self.range_inner(from, to, func, sink);
+        self.nesting -= 1;
+    }
+
+    fn range_inner(&mut self, from: usize, to: usize, func: &str, sink: &mut Option<Vec<Stage>>) {
         let src = self.src;
         let mut i = from;
         while i < to {
