@@ -428,4 +428,16 @@ proptest! {
         prop_assert_eq!(c.tiling, p.tiling);
         prop_assert_eq!(c.tiling_fields, p.tiling_fields);
     }
+
+    /// Any answer gives a candidate or an error, never a panic.
+    #[test]
+    fn any_answer_is_a_candidate_or_an_error(
+        answer in r"(```[a-z]{0,4}( kernel\.cpp| tiling\.cpp| tiling_fields\.txt| x\.h)?\r?\n|<<<<<<< SEARCH\n|=======\n|>>>>>>> REPLACE\n|kernel\.cpp\n|File: é\n|[ -~é]{0,30}\r?\n){0,12}",
+        diff in any::<bool>(),
+    ) {
+        let op = op();
+        let p = parent(&op);
+        let format = if diff { EditFormat::Diff } else { EditFormat::Whole };
+        let _ = apply(format, &p, &answer, &op);
+    }
 }

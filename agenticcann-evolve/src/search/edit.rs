@@ -237,8 +237,10 @@ fn label(line: &str) -> Option<&str> {
     let decoration = |c: char| " \t*`#/:".contains(c);
     let mut t = line.trim().trim_matches(decoration);
     for prefix in ["file:", "filename:"] {
-        if t.len() > prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
-            t = t[prefix.len()..].trim_matches(decoration);
+        if let (Some(head), Some(rest)) = (t.get(..prefix.len()), t.get(prefix.len()..)) {
+            if head.eq_ignore_ascii_case(prefix) && !rest.is_empty() {
+                t = rest.trim_matches(decoration);
+            }
         }
     }
     (!t.is_empty() && !t.contains(char::is_whitespace) && looks_like_file(t)).then_some(t)
@@ -271,7 +273,9 @@ fn whole_files(answer: &str) -> Result<Vec<(usize, String)>, EditError> {
             .filter(|f| looks_like_file(f))
             .or_else(|| looks_like_file(&b.lang).then_some(b.lang.as_str()));
         let above = || {
-            lines[..b.line.saturating_sub(1)]
+            lines
+                .get(..b.line.saturating_sub(1))
+                .unwrap_or_default()
                 .iter()
                 .rev()
                 .find(|l| !l.trim().is_empty())
@@ -535,6 +539,7 @@ mod tests {
         assert_eq!(file_index("kernels/abc/kernel.cpp"), Some(0));
         assert_eq!(file_index("kernel.h"), None);
         assert_eq!(label("Here is kernel.cpp"), None);
+        assert_eq!(label("fileé: kernel.cpp"), None);
         assert_eq!(
             prose_label("Here is the new `kernel.cpp`:"),
             Some("kernel.cpp")
