@@ -513,3 +513,91 @@ fn deep_nesting_does_not_exhaust_the_stack() {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// Token soup from the kernel vocabulary gives a skeleton or an error, never a panic.
+    #[test]
+    fn token_soup_is_a_skeleton_or_an_error(
+        words in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "{", "}", "(", ")", "[", "]", "<", ">", ">>", ",", ";", "=", ":", "::", ".", "->",
+                "&", "*", "for", "while", "do", "if", "else", "auto", "const", "constexpr",
+                "DataCopy", "DataCopyPad", "Add", "TQue", "TQueBind", "TBuf", "LocalTensor",
+                "GlobalTensor", "TPosition", "VECIN", "2", "0x1", "x", "g", "Process",
+                "extern \"C\" __global__ __aicore__ void k", "#define D 2\n", "\n",
+            ]),
+            0..120,
+        ),
+    ) {
+        let src = words.join(" ");
+        let _ = extract(&src);
+    }
+
+    /// Balanced token soup inside an entry and a loop, so the walk itself is exercised.
+    #[test]
+    fn balanced_soup_in_an_entry_is_a_skeleton_or_an_error(body in soup()) {
+        let src = format!(
+            "LocalTensor<float> l; GlobalTensor<float> g;\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x) {{ for (;;) {{ {body} }} {body} }}\n"
+        );
+        let _ = extract(&src);
+    }
+}
+
+/// Token soup whose brackets are balanced.
+fn soup() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let leaf = proptest::sample::select(vec![
+        ",",
+        ";",
+        "=",
+        ":",
+        "::",
+        ".",
+        "->",
+        "&",
+        "*",
+        "<",
+        ">",
+        ">>",
+        "for",
+        "while",
+        "do",
+        "if",
+        "else",
+        "auto",
+        "const",
+        "constexpr",
+        "DataCopy",
+        "Add",
+        "TQue",
+        "TBuf",
+        "LocalTensor",
+        "GlobalTensor",
+        "TPosition",
+        "VECIN",
+        "2",
+        "x",
+        "l",
+        "g",
+        "k",
+        "Process",
+        "AllocTensor",
+    ])
+    .prop_map(str::to_string);
+    leaf.prop_recursive(6, 200, 8, |inner| {
+        (proptest::collection::vec(inner, 0..8), 0usize..7).prop_map(|(parts, shape)| {
+            let p = parts.join(" ");
+            match shape {
+                0 => format!("( {p} )"),
+                1 => format!("{{ {p} }}"),
+                2 => format!("[ {p} ]"),
+                3 => format!("for ( ; ; ) {{ {p} }}"),
+                4 => format!("DataCopy ( l , g , {p} ) ;"),
+                5 => format!("k ( {p} ) ; if ( x ) {p} else {{ {p} }}"),
+                _ => format!("TQue < TPosition :: VECIN , {p} > q ; Add ( l , {p} ) ;"),
+            }
+        })
+    })
+}
