@@ -379,6 +379,14 @@ fn bad_input_is_an_error_not_a_panic() {
         extract(&two),
         Err(SkeletonError::MultipleEntries { .. })
     ));
+    // The broken and hostile corpora: an error or a skeleton, never a panic.
+    for dir in ["broken", "hostile"] {
+        let kernels = kernels_in(&format!("agenticcann-build/tests/judge/{dir}"));
+        assert!(kernels.len() > 5, "{dir}");
+        for (_, text) in kernels {
+            let _ = extract(&text);
+        }
+    }
     // Every cut of every honest kernel: an error or a skeleton, never a panic.
     for (label, text) in kernels_in("agenticcann-build/tests/judge/honest") {
         for cut in (0..text.len()).step_by(37) {
