@@ -22,9 +22,12 @@
 //!   new lines
 //!   >>>>>>> REPLACE
 //!   ```
-//!   Blocks apply in order, each to the result of the ones before. A block's SEARCH lines
-//!   must occur exactly once in the file, compared line by line: exactly first, then with
-//!   trailing whitespace trimmed on both sides; nothing fuzzier.
+//!   Blocks apply in order, each to the result of the ones before; a file named once
+//!   stays the target of the blocks after it until another is named. `tiling_fields.txt`
+//!   blocks apply to the parent's fields as [`fields_text`] writes them (`type name`
+//!   lines). A block's SEARCH lines must occur exactly once in the file, compared line by
+//!   line: exactly first, then with trailing whitespace trimmed on both sides; nothing
+//!   fuzzier.
 //!
 //! Answers with CRLF line ends are read as LF.
 
