@@ -312,6 +312,10 @@ fn a_search_text_must_occur_exactly_once() {
         matches!(&e, EditError::DiffNotApplied { file, block: 1, reason } if file == "tiling.cpp" && reason.contains("do not occur")),
         "{e:?}"
     );
+    // A diff that deletes the whole file.
+    let all = p.kernel.trim_end_matches('\n');
+    let e = apply(EditFormat::Diff, &p, &block("kernel.cpp", all, ""), &op).unwrap_err();
+    assert!(matches!(&e, EditError::Empty { file } if file == "kernel.cpp"), "{e:?}");
     let empty = "kernel.cpp\n<<<<<<< SEARCH\n=======\n// x\n>>>>>>> REPLACE\n";
     let e = apply(EditFormat::Diff, &p, empty, &op).unwrap_err();
     assert!(

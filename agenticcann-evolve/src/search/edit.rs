@@ -206,7 +206,7 @@ pub fn apply(
                     })?;
             }
             for (i, f) in files.iter().enumerate() {
-                if f.trim().is_empty() {
+                if blocks.iter().any(|b| b.file == i) && f.trim().is_empty() {
                     return Err(EditError::Empty {
                         file: FILES[i].to_string(),
                     });
