@@ -315,7 +315,10 @@ fn a_search_text_must_occur_exactly_once() {
     // A diff that deletes the whole file.
     let all = p.kernel.trim_end_matches('\n');
     let e = apply(EditFormat::Diff, &p, &block("kernel.cpp", all, ""), &op).unwrap_err();
-    assert!(matches!(&e, EditError::Empty { file } if file == "kernel.cpp"), "{e:?}");
+    assert!(
+        matches!(&e, EditError::Empty { file } if file == "kernel.cpp"),
+        "{e:?}"
+    );
     let empty = "kernel.cpp\n<<<<<<< SEARCH\n=======\n// x\n>>>>>>> REPLACE\n";
     let e = apply(EditFormat::Diff, &p, empty, &op).unwrap_err();
     assert!(
