@@ -43,14 +43,20 @@ fn example_spec() -> Spec {
         .unwrap()
 }
 
-/// The offline proposer's kernels for every example op it lowers, with `params`.
+/// The offline proposer's kernels for every op of the example project and the operator
+/// suite (`tests/specs/`) it lowers, with `params`.
 fn synth_kernels(params: &TilingParams) -> Vec<(String, String)> {
     let options = SynthOptions {
         params: params.clone(),
         ..SynthOptions::default()
     };
+    let suite = agenticcann_evolve::suite::load(&agenticcann_evolve::suite::default_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
     example_spec()
         .ops
+        .into_iter()
+        .chain(suite.into_iter().map(|s| s.op))
+        .collect::<Vec<_>>()
         .iter()
         .filter_map(|op| {
             propose(op, &options)
@@ -95,7 +101,7 @@ fn same(parent: &str, child: &str) {
 #[test]
 fn every_corpus_kernel_has_a_skeleton_equal_to_itself() {
     let corpus = corpus();
-    assert!(corpus.len() > 40, "only {} kernels found", corpus.len());
+    assert!(corpus.len() > 80, "only {} kernels found", corpus.len());
     let mut with_loops = 0;
     for (label, text) in &corpus {
         let s = extract(text).unwrap_or_else(|e| panic!("{label}: {e}"));
