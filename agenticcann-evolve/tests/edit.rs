@@ -73,6 +73,10 @@ fn edit_formats_parse_and_print() {
         assert_eq!(f.to_string().parse::<EditFormat>().unwrap(), f);
     }
     assert_eq!("whole".parse::<EditFormat>().unwrap(), EditFormat::Whole);
+    assert_eq!(
+        serde_json::to_string(&EditFormat::Diff).unwrap(),
+        "\"diff\""
+    );
     let e = "patch".parse::<EditFormat>().unwrap_err();
     assert!(
         e.to_string().contains("`patch`") && e.to_string().contains("whole"),

@@ -124,6 +124,13 @@ fn every_corpus_kernel_has_a_skeleton_equal_to_itself() {
             }
         }
         assert_eq!(compare(&s, &s), None, "{label}");
+        // The run folder's records hold skeletons as JSON.
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Skeleton>(&json).unwrap(),
+            s,
+            "{label}"
+        );
         assert_eq!(extract(text).unwrap(), s, "{label}: not deterministic");
     }
     // Only single-tile kernels (abs_f16) have no loop.

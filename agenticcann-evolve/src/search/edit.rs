@@ -37,6 +37,7 @@ use std::str::FromStr;
 use agenticcann_build::judge::Candidate;
 use agenticcann_build::spec::OpSpec;
 use agenticcann_build::store::{KERNEL_FILE, TILING_FILE};
+use serde::{Deserialize, Serialize};
 
 use crate::agent::tools::{fields_text, parse_fields};
 use crate::llm::protocol::fenced_blocks;
@@ -49,7 +50,8 @@ pub const FIELDS_FILE: &str = "tiling_fields.txt";
 const FILES: [&str; 3] = [KERNEL_FILE, TILING_FILE, FIELDS_FILE];
 
 /// How the model sends a child: whole files or SEARCH/REPLACE diffs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EditFormat {
     /// Every changed file in full (the default).
     #[default]

@@ -37,9 +37,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 use agenticcann_build::judge::policy::{lex, Token, TokenKind};
+use serde::{Deserialize, Serialize};
 
 /// The pipeline skeleton of one `kernel.cpp` (see the module documentation for what is in it).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skeleton {
     /// The entry: `extern "C" __global__ __aicore__ void NAME(params…)` — name and parameter
     /// types/names, tokens joined by single spaces (none inside parentheses' edges or before
@@ -52,7 +53,7 @@ pub struct Skeleton {
 }
 
 /// One `TQue`, `TQueBind` or `TBuf` variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferDecl {
     /// `TQue`, `TQueBind` or `TBuf`.
     pub kind: String,
@@ -69,7 +70,7 @@ pub struct BufferDecl {
 }
 
 /// A pipeline stage, as recognised from the APIs a loop body calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Stage {
     /// GM → UB: a `DataCopy`/`DataCopyPad` whose source is a `GlobalTensor`.
     CopyIn,
@@ -90,7 +91,7 @@ impl fmt::Display for Stage {
 }
 
 /// One outermost loop reached from the entry that performs at least one stage.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageLoop {
     /// The function whose body holds the loop (`Process`; the entry's name for a loop in
     /// the entry itself).
@@ -145,7 +146,7 @@ pub enum SkeletonError {
 /// Why a child's skeleton differs from its parent's, in words a model can act on
 /// ("the TQue inQueueX changed depth 2 → 1", "the entry signature changed: …", "stage loop 1
 /// (in Process) lost CopyOut").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Drift {
     /// One sentence per difference.
     pub reasons: Vec<String>,
