@@ -43,14 +43,20 @@ fn example_spec() -> Spec {
         .unwrap()
 }
 
-/// The offline proposer's kernels for every example op it lowers, with `params`.
+/// The offline proposer's kernels for every op of the example project and the operator
+/// suite (`tests/specs/`) it lowers, with `params`.
 fn synth_kernels(params: &TilingParams) -> Vec<(String, String)> {
     let options = SynthOptions {
         params: params.clone(),
         ..SynthOptions::default()
     };
+    let suite = agenticcann_evolve::suite::load(&agenticcann_evolve::suite::default_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
     example_spec()
         .ops
+        .into_iter()
+        .chain(suite.into_iter().map(|s| s.op))
+        .collect::<Vec<_>>()
         .iter()
         .filter_map(|op| {
             propose(op, &options)
@@ -95,7 +101,7 @@ fn same(parent: &str, child: &str) {
 #[test]
 fn every_corpus_kernel_has_a_skeleton_equal_to_itself() {
     let corpus = corpus();
-    assert!(corpus.len() > 40, "only {} kernels found", corpus.len());
+    assert!(corpus.len() > 80, "only {} kernels found", corpus.len());
     let mut with_loops = 0;
     for (label, text) in &corpus {
         let s = extract(text).unwrap_or_else(|e| panic!("{label}: {e}"));
@@ -118,6 +124,13 @@ fn every_corpus_kernel_has_a_skeleton_equal_to_itself() {
             }
         }
         assert_eq!(compare(&s, &s), None, "{label}");
+        // The run folder's records hold skeletons as JSON.
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Skeleton>(&json).unwrap(),
+            s,
+            "{label}"
+        );
         assert_eq!(extract(text).unwrap(), s, "{label}: not deterministic");
     }
     // Only single-tile kernels (abs_f16) have no loop.
@@ -379,6 +392,14 @@ fn bad_input_is_an_error_not_a_panic() {
         extract(&two),
         Err(SkeletonError::MultipleEntries { .. })
     ));
+    // The broken and hostile corpora: an error or a skeleton, never a panic.
+    for dir in ["broken", "hostile"] {
+        let kernels = kernels_in(&format!("agenticcann-build/tests/judge/{dir}"));
+        assert!(kernels.len() > 5, "{dir}");
+        for (_, text) in kernels {
+            let _ = extract(&text);
+        }
+    }
     // Every cut of every honest kernel: an error or a skeleton, never a panic.
     for (label, text) in kernels_in("agenticcann-build/tests/judge/honest") {
         for cut in (0..text.len()).step_by(37) {
@@ -460,4 +481,144 @@ fn the_skeleton_prints_for_a_prompt() {
         text.contains("stage loop 1 (in Process): CopyIn, Compute, CopyOut"),
         "{text}"
     );
+}
+
+#[test]
+fn a_pathological_call_tree_is_an_error_or_a_skeleton_quickly() {
+    // f0 calls f1 twice, f1 calls f2 twice, …: 2^25 inlined calls without a budget.
+    let mut src = String::from("class K {\n public:\n");
+    for i in (0..25).rev() {
+        let next = if i == 24 {
+            "for (int j = 0; j < 2; j++) { DataCopy(a, g, 8); }".to_string()
+        } else {
+            format!("f{}(); f{}();", i + 1, i + 1)
+        };
+        src.push_str(&format!("  void f{i}() {{ {next} }}\n"));
+    }
+    src.push_str("  LocalTensor<float> a;\n  GlobalTensor<float> g;\n};\n");
+    src.push_str("extern \"C\" __global__ __aicore__ void k() { K op; op.f0(); }\n");
+    let t = std::time::Instant::now();
+    let r = extract(&src);
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    assert_eq!(r, Err(SkeletonError::TooComplex));
+    // Inside a loop the same tree is read once per function.
+    let looped = src.replace("op.f0();", "for (;;) { op.f0(); }");
+    let s = extract(&looped).unwrap();
+    assert_eq!(s.stages.len(), 1);
+    assert_eq!(s.stages[0].stages, [Stage::CopyIn]);
+}
+
+#[test]
+fn deep_nesting_does_not_exhaust_the_stack() {
+    for (open, close) in [
+        ("for (;;) ", ""),
+        ("if (a) ", ""),
+        ("for (;;) { ", "}"),
+        ("do ", " while (a);"),
+    ] {
+        let n = 20_000;
+        let body = format!("{}DataCopy(l, g, 8);{}", open.repeat(n), close.repeat(n));
+        let src = format!(
+            "LocalTensor<float> l; GlobalTensor<float> g;\nextern \"C\" __global__ __aicore__ void k() {{ {body} }}\n"
+        );
+        // Run on a thread with a small stack, as the loop's workers may have.
+        let r = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || extract(&src).map(|s| s.stages.len()))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(
+            matches!(r, Ok(0 | 1) | Err(SkeletonError::TooComplex)),
+            "{open}: {r:?}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// Token soup from the kernel vocabulary gives a skeleton or an error, never a panic.
+    #[test]
+    fn token_soup_is_a_skeleton_or_an_error(
+        words in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "{", "}", "(", ")", "[", "]", "<", ">", ">>", ",", ";", "=", ":", "::", ".", "->",
+                "&", "*", "for", "while", "do", "if", "else", "auto", "const", "constexpr",
+                "DataCopy", "DataCopyPad", "Add", "TQue", "TQueBind", "TBuf", "LocalTensor",
+                "GlobalTensor", "TPosition", "VECIN", "2", "0x1", "x", "g", "Process",
+                "extern \"C\" __global__ __aicore__ void k", "#define D 2\n", "\n",
+            ]),
+            0..120,
+        ),
+    ) {
+        let src = words.join(" ");
+        let _ = extract(&src);
+    }
+
+    /// Balanced token soup inside an entry and a loop, so the walk itself is exercised.
+    #[test]
+    fn balanced_soup_in_an_entry_is_a_skeleton_or_an_error(body in soup()) {
+        let src = format!(
+            "LocalTensor<float> l; GlobalTensor<float> g;\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x) {{ for (;;) {{ {body} }} {body} }}\n"
+        );
+        let _ = extract(&src);
+    }
+}
+
+/// Token soup whose brackets are balanced.
+fn soup() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let leaf = proptest::sample::select(vec![
+        ",",
+        ";",
+        "=",
+        ":",
+        "::",
+        ".",
+        "->",
+        "&",
+        "*",
+        "<",
+        ">",
+        ">>",
+        "for",
+        "while",
+        "do",
+        "if",
+        "else",
+        "auto",
+        "const",
+        "constexpr",
+        "DataCopy",
+        "Add",
+        "TQue",
+        "TBuf",
+        "LocalTensor",
+        "GlobalTensor",
+        "TPosition",
+        "VECIN",
+        "2",
+        "x",
+        "l",
+        "g",
+        "k",
+        "Process",
+        "AllocTensor",
+    ])
+    .prop_map(str::to_string);
+    leaf.prop_recursive(6, 200, 8, |inner| {
+        (proptest::collection::vec(inner, 0..8), 0usize..7).prop_map(|(parts, shape)| {
+            let p = parts.join(" ");
+            match shape {
+                0 => format!("( {p} )"),
+                1 => format!("{{ {p} }}"),
+                2 => format!("[ {p} ]"),
+                3 => format!("for ( ; ; ) {{ {p} }}"),
+                4 => format!("DataCopy ( l , g , {p} ) ;"),
+                5 => format!("k ( {p} ) ; if ( x ) {p} else {{ {p} }}"),
+                _ => format!("TQue < TPosition :: VECIN , {p} > q ; Add ( l , {p} ) ;"),
+            }
+        })
+    })
 }

@@ -8,8 +8,10 @@
 //!
 //! - **whole**: fenced blocks labelled with the file name — on the fence
 //!   (```` ```cpp kernel.cpp ````, or ```` ```kernel.cpp ````), or on the line right above it
-//!   (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`, `` `kernel.cpp`: ``). Unlabelled blocks
-//!   are ignored.
+//!   (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`, `` `kernel.cpp`: ``, `File: kernel.cpp`),
+//!   at the end of a prose line right above it (`Here is the new kernel.cpp:`), or as a
+//!   `// kernel.cpp` comment on the block's first line; a path counts by its last
+//!   component (`./kernel.cpp`). Other blocks are ignored.
 //! - **diff**: aider-style blocks, each after a line naming its file (or inside a fence
 //!   labelled with it):
 //!   ```text
@@ -20,9 +22,12 @@
 //!   new lines
 //!   >>>>>>> REPLACE
 //!   ```
-//!   Blocks apply in order, each to the result of the ones before. A block's SEARCH lines
-//!   must occur exactly once in the file, compared line by line: exactly first, then with
-//!   trailing whitespace trimmed on both sides; nothing fuzzier.
+//!   Blocks apply in order, each to the result of the ones before; a file named once
+//!   stays the target of the blocks after it until another is named. `tiling_fields.txt`
+//!   blocks apply to the parent's fields as [`fields_text`] writes them (`type name`
+//!   lines). A block's SEARCH lines must occur exactly once in the file, compared line by
+//!   line: exactly first, then with trailing whitespace trimmed on both sides; nothing
+//!   fuzzier.
 //!
 //! Answers with CRLF line ends are read as LF.
 
@@ -32,6 +37,7 @@ use std::str::FromStr;
 use agenticcann_build::judge::Candidate;
 use agenticcann_build::spec::OpSpec;
 use agenticcann_build::store::{KERNEL_FILE, TILING_FILE};
+use serde::{Deserialize, Serialize};
 
 use crate::agent::tools::{fields_text, parse_fields};
 use crate::llm::protocol::fenced_blocks;
@@ -44,7 +50,8 @@ pub const FIELDS_FILE: &str = "tiling_fields.txt";
 const FILES: [&str; 3] = [KERNEL_FILE, TILING_FILE, FIELDS_FILE];
 
 /// How the model sends a child: whole files or SEARCH/REPLACE diffs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EditFormat {
     /// Every changed file in full (the default).
     #[default]
@@ -201,7 +208,7 @@ pub fn apply(
                     })?;
             }
             for (i, f) in files.iter().enumerate() {
-                if f.trim().is_empty() {
+                if blocks.iter().any(|b| b.file == i) && f.trim().is_empty() {
                     return Err(EditError::Empty {
                         file: FILES[i].to_string(),
                     });
@@ -223,15 +230,32 @@ pub fn apply(
 }
 
 /// The index in [`FILES`] of a file name.
+/// A path (`./kernel.cpp`, `src/kernel.cpp`) counts by its last component.
 fn file_index(name: &str) -> Option<usize> {
-    FILES.iter().position(|f| *f == name)
+    let base = name.rsplit('/').next().unwrap_or(name);
+    FILES.iter().position(|f| *f == base)
 }
 
 /// The file a label line names (`kernel.cpp`, `// kernel.cpp`, `**kernel.cpp**`,
-/// `` `kernel.cpp`: ``, `### kernel.cpp`), or `None`.
+/// `` `kernel.cpp`: ``, `### kernel.cpp`, `File: kernel.cpp`), or `None`.
 fn label(line: &str) -> Option<&str> {
-    let t = line.trim().trim_matches(|c: char| " \t*`#/:".contains(c));
+    let decoration = |c: char| " \t*`#/:".contains(c);
+    let mut t = line.trim().trim_matches(decoration);
+    for prefix in ["file:", "filename:"] {
+        if let (Some(head), Some(rest)) = (t.get(..prefix.len()), t.get(prefix.len()..)) {
+            if head.eq_ignore_ascii_case(prefix) && !rest.is_empty() {
+                t = rest.trim_matches(decoration);
+            }
+        }
+    }
     (!t.is_empty() && !t.contains(char::is_whitespace) && looks_like_file(t)).then_some(t)
+}
+
+/// A known file named by the last word of a prose line (`Here is the new kernel.cpp:`).
+fn prose_label(line: &str) -> Option<&str> {
+    let last = line.split_whitespace().last()?;
+    let t = last.trim_matches(|c: char| "*`:'\"".contains(c));
+    file_index(t).is_some().then_some(t)
 }
 
 /// A word that reads as a file name of an answer (a known file, or any `name.ext` with a
@@ -254,13 +278,24 @@ fn whole_files(answer: &str) -> Result<Vec<(usize, String)>, EditError> {
             .filter(|f| looks_like_file(f))
             .or_else(|| looks_like_file(&b.lang).then_some(b.lang.as_str()));
         let above = || {
-            lines[..b.line.saturating_sub(1)]
+            lines
+                .get(..b.line.saturating_sub(1))
+                .unwrap_or_default()
                 .iter()
                 .rev()
                 .find(|l| !l.trim().is_empty())
-                .and_then(|l| label(l))
+                .and_then(|l| label(l).or_else(|| prose_label(l)))
         };
-        let Some(name) = on_fence.or_else(above) else {
+        // Or a comment naming a known file as the block's first line (kept in the file).
+        let first_line = || {
+            b.text
+                .lines()
+                .next()
+                .filter(|l| l.trim_start().starts_with("//") || l.trim_start().starts_with('#'))
+                .and_then(label)
+                .filter(|n| file_index(n).is_some())
+        };
+        let Some(name) = on_fence.or_else(above).or_else(first_line) else {
             continue;
         };
         let Some(i) = file_index(name) else {
@@ -503,7 +538,19 @@ mod tests {
         assert_eq!(label("// kernel.cpp"), Some("kernel.cpp"));
         assert_eq!(label("**tiling.cpp**"), Some("tiling.cpp"));
         assert_eq!(label("`tiling_fields.txt`:"), Some("tiling_fields.txt"));
+        assert_eq!(label("File: `kernel.cpp`"), Some("kernel.cpp"));
+        assert_eq!(label("### ./tiling.cpp"), Some("./tiling.cpp"));
+        assert_eq!(file_index("./tiling.cpp"), Some(1));
+        assert_eq!(file_index("kernels/abc/kernel.cpp"), Some(0));
+        assert_eq!(file_index("kernel.h"), None);
         assert_eq!(label("Here is kernel.cpp"), None);
+        assert_eq!(label("fileé: kernel.cpp"), None);
+        assert_eq!(
+            prose_label("Here is the new `kernel.cpp`:"),
+            Some("kernel.cpp")
+        );
+        assert_eq!(prose_label("Here is the new kernel.h:"), None);
+        assert_eq!(prose_label("The kernel.cpp changes here"), None);
         assert_eq!(label("int x = 1;"), None);
     }
 

@@ -22,17 +22,25 @@
 //!   inside a stage loop belong to it. Loops are compared by position, their stages as sets
 //!   (reordering stages inside a loop is a schedule change, not a new skeleton).
 //!
-//! Not skeleton (tuning changes them freely): `InitBuffer` lengths and buffer counts, tile
-//! constants and any other constant not used as a queue depth, expressions, local variable
-//! names, code outside loops other than declarations and the entry.
+//! Not skeleton (tuning changes them freely): `InitBuffer` lengths and buffer counts (the
+//! offline proposer's `buffer_num` is one), tile constants and any other constant not used
+//! as a queue depth, expressions, local variable names, code outside loops other than
+//! declarations and the entry.
+//!
+//! Limits (a reading of tokens, not a C++ front end): a depth that does not resolve to a
+//! literal (a template parameter, an expression) is `None` and two `None`s compare equal;
+//! code inside macros and lambdas is not followed; calls are followed [`MAX_CALL_DEPTH`]
+//! deep, statements [`MAX_NESTING`] deep, and the walk visits at most [`MAX_STEPS`] tokens
+//! ([`SkeletonError::TooComplex`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 use agenticcann_build::judge::policy::{lex, Token, TokenKind};
+use serde::{Deserialize, Serialize};
 
 /// The pipeline skeleton of one `kernel.cpp` (see the module documentation for what is in it).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skeleton {
     /// The entry: `extern "C" __global__ __aicore__ void NAME(params…)` — name and parameter
     /// types/names, tokens joined by single spaces (none inside parentheses' edges or before
@@ -45,7 +53,7 @@ pub struct Skeleton {
 }
 
 /// One `TQue`, `TQueBind` or `TBuf` variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferDecl {
     /// `TQue`, `TQueBind` or `TBuf`.
     pub kind: String,
@@ -62,7 +70,7 @@ pub struct BufferDecl {
 }
 
 /// A pipeline stage, as recognised from the APIs a loop body calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Stage {
     /// GM → UB: a `DataCopy`/`DataCopyPad` whose source is a `GlobalTensor`.
     CopyIn,
@@ -83,7 +91,7 @@ impl fmt::Display for Stage {
 }
 
 /// One outermost loop reached from the entry that performs at least one stage.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageLoop {
     /// The function whose body holds the loop (`Process`; the entry's name for a loop in
     /// the entry itself).
@@ -117,6 +125,10 @@ pub enum SkeletonError {
     /// No `__global__` function is defined.
     #[error("kernel.cpp defines no entry (an `extern \"C\" __global__ __aicore__ void NAME(...)` function)")]
     NoEntry,
+    /// The calls reached from the entry, inlined, exceed the walk's budget (a call tree no
+    /// real kernel has).
+    #[error("kernel.cpp's call tree from the entry is too large to read (functions calling each other many times over); keep the parent's structure")]
+    TooComplex,
     /// More than one `__global__` function is defined.
     #[error("kernel.cpp defines more than one entry: `{first}` (line {first_line}) and `{second}` (line {second_line})")]
     MultipleEntries {
@@ -134,7 +146,7 @@ pub enum SkeletonError {
 /// Why a child's skeleton differs from its parent's, in words a model can act on
 /// ("the TQue inQueueX changed depth 2 → 1", "the entry signature changed: …", "stage loop 1
 /// (in Process) lost CopyOut").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Drift {
     /// One sentence per difference.
     pub reasons: Vec<String>,
@@ -262,8 +274,14 @@ pub fn extract(kernel: &str) -> Result<Skeleton, SkeletonError> {
         globals: &globals,
         loops: Vec::new(),
         stack: Vec::new(),
+        memo: HashMap::new(),
+        steps: 0,
+        nesting: 0,
     };
     walker.function(entry, &mut None);
+    if walker.steps > MAX_STEPS {
+        return Err(SkeletonError::TooComplex);
+    }
     Ok(Skeleton {
         entry: src.entry_text(entry),
         buffers,
@@ -963,53 +981,64 @@ impl Source {
 
     /// The exclusive end of the statement starting at `i`.
     fn statement_end(&self, i: usize, limit: usize) -> usize {
-        let Some(t) = self.tok(i) else { return limit };
-        if i >= limit {
-            return limit;
-        }
-        if t.is_punct("{") {
-            return (self.close(i) + 1).min(limit);
-        }
-        if ["for", "while", "switch"].iter().any(|k| t.is_ident(k)) && self.is_punct(i + 1, "(") {
-            return self.statement_end(self.close(i + 1) + 1, limit);
-        }
-        if t.is_ident("if") {
-            let mut j = i + 1;
-            if self.is_ident(j, "constexpr") {
-                j += 1;
+        self.statement_end_at(i, limit, 0)
+    }
+
+    /// [`statement_end`](Self::statement_end) at nesting `depth`: past [`MAX_NESTING`]
+    /// the rest of the range counts as the statement (no deep recursion on odd input).
+    fn statement_end_at(&self, mut i: usize, limit: usize, depth: usize) -> usize {
+        loop {
+            let Some(t) = self.tok(i) else { return limit };
+            if i >= limit || depth > MAX_NESTING {
+                return limit;
             }
-            if self.is_punct(j, "(") {
-                let e = self.statement_end(self.close(j) + 1, limit);
-                if self.is_ident(e, "else") && e < limit {
-                    return self.statement_end(e + 1, limit);
+            if t.is_punct("{") {
+                return (self.close(i) + 1).min(limit);
+            }
+            if ["for", "while", "switch"].iter().any(|k| t.is_ident(k)) && self.is_punct(i + 1, "(")
+            {
+                i = self.close(i + 1) + 1;
+                continue;
+            }
+            if t.is_ident("if") {
+                let mut j = i + 1;
+                if self.is_ident(j, "constexpr") {
+                    j += 1;
+                }
+                if self.is_punct(j, "(") {
+                    let e = self.statement_end_at(self.close(j) + 1, limit, depth + 1);
+                    if self.is_ident(e, "else") && e < limit {
+                        i = e + 1;
+                        continue;
+                    }
+                    return e;
+                }
+            }
+            if t.is_ident("do") {
+                let e = self.statement_end_at(i + 1, limit, depth + 1);
+                if self.is_ident(e, "while") && self.is_punct(e + 1, "(") {
+                    let after = self.close(e + 1) + 1;
+                    return if self.is_punct(after, ";") {
+                        (after + 1).min(limit)
+                    } else {
+                        after.min(limit)
+                    };
                 }
                 return e;
             }
-        }
-        if t.is_ident("do") {
-            let e = self.statement_end(i + 1, limit);
-            if self.is_ident(e, "while") && self.is_punct(e + 1, "(") {
-                let after = self.close(e + 1) + 1;
-                return if self.is_punct(after, ";") {
-                    (after + 1).min(limit)
-                } else {
-                    after.min(limit)
-                };
+            let mut j = i;
+            while j < limit {
+                let t = &self.toks[j];
+                if t.is_punct(";") {
+                    return j + 1;
+                }
+                if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
+                    j = self.close(j);
+                }
+                j += 1;
             }
-            return e;
+            return limit;
         }
-        let mut j = i;
-        while j < limit {
-            let t = &self.toks[j];
-            if t.is_punct(";") {
-                return j + 1;
-            }
-            if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
-                j = self.close(j);
-            }
-            j += 1;
-        }
-        limit
     }
 }
 
@@ -1022,14 +1051,32 @@ struct Walker<'a> {
     loops: Vec<StageLoop>,
     /// The functions being walked (recursion stops at a function already on it).
     stack: Vec<String>,
+    /// The stages of a function called inside a loop, by name (its overloads together).
+    memo: HashMap<String, Vec<Stage>>,
+    /// Tokens visited so far; the walk gives up past [`MAX_STEPS`].
+    steps: usize,
+    /// Ranges being walked (loops and calls nest them); deeper than [`MAX_NESTING`] is not
+    /// followed.
+    nesting: usize,
 }
 
+/// The deepest nesting of statements and walked ranges followed (far above real kernels; a
+/// bound so that odd input cannot exhaust the stack).
+pub const MAX_NESTING: usize = 200;
+
+/// The most tokens the walk visits (calls inlined) before giving up on a kernel: far above
+/// any real kernel, low enough that a pathological call tree cannot stall the loop.
+pub const MAX_STEPS: usize = 1 << 20;
+
 /// The deepest call chain followed from the entry.
-const MAX_CALL_DEPTH: usize = 32;
+pub const MAX_CALL_DEPTH: usize = 32;
 
 impl Walker<'_> {
     fn function(&mut self, f: &Function, sink: &mut Option<Vec<Stage>>) {
-        if self.stack.len() >= MAX_CALL_DEPTH || self.stack.contains(&f.name) {
+        if self.steps > MAX_STEPS
+            || self.stack.len() >= MAX_CALL_DEPTH
+            || self.stack.contains(&f.name)
+        {
             return;
         }
         self.stack.push(f.name.clone());
@@ -1061,9 +1108,22 @@ impl Walker<'_> {
     }
 
     fn range(&mut self, from: usize, to: usize, func: &str, sink: &mut Option<Vec<Stage>>) {
+        if self.nesting >= MAX_NESTING {
+            return;
+        }
+        self.nesting += 1;
+        self.range_inner(from, to, func, sink);
+        self.nesting -= 1;
+    }
+
+    fn range_inner(&mut self, from: usize, to: usize, func: &str, sink: &mut Option<Vec<Stage>>) {
         let src = self.src;
         let mut i = from;
         while i < to {
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return;
+            }
             let t = &src.toks[i];
             let is_loop = (t.is_ident("for") || t.is_ident("while")) && src.is_punct(i + 1, "(");
             if is_loop || t.is_ident("do") {
@@ -1111,8 +1171,27 @@ impl Walker<'_> {
                         }
                     } else if let Some(defs) = self.funcs.get(t.text.as_str()) {
                         let defs: Vec<&Function> = defs.clone();
-                        for f in defs {
-                            self.function(f, sink);
+                        if sink.is_some() {
+                            // Inside a loop a function's stages do not depend on the call.
+                            let stages = match self.memo.get(&t.text) {
+                                Some(s) => s.clone(),
+                                None => {
+                                    let mut inner = Some(Vec::new());
+                                    for f in defs {
+                                        self.function(f, &mut inner);
+                                    }
+                                    let s = inner.unwrap_or_default();
+                                    self.memo.insert(t.text.clone(), s.clone());
+                                    s
+                                }
+                            };
+                            for s in stages {
+                                Self::emit(sink, s);
+                            }
+                        } else {
+                            for f in defs {
+                                self.function(f, sink);
+                            }
                         }
                     } else if !member {
                         let args = src.split_commas(open + 1, close);
