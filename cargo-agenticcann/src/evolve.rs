@@ -4,7 +4,6 @@
 //! kernel is written as a pending entry under the run folder, next to the offline
 //! proposer's time for comparison. See docs/evolve.md.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -336,15 +335,6 @@ pub struct EvolveOp<'a> {
     /// offline seed and the eager baseline, tokens by phase, candidates by verdict).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<&'a crate::evolve_out::Table>,
-}
-
-fn dims_text(d: &BTreeMap<String, u64>) -> String {
-    let v: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if v.is_empty() {
-        "(no named dims)".into()
-    } else {
-        v.join(",")
-    }
 }
 
 /// The offline proposer's times on the declared shapes, or why there are none.
@@ -736,7 +726,11 @@ fn report_agent_only(
         )?;
         let off = offline.and_then(|o| o.as_ref().ok());
         for t in &times {
-            let mut line = format!("  {}: {:.2} us", dims_text(&t.dims), t.us);
+            let mut line = format!(
+                "  {}: {:.2} us",
+                agenticcann_evolve::pending::dims_text(&t.dims),
+                t.us
+            );
             if let Some(o) = off.and_then(|o| o.iter().find(|o| o.dims == t.dims)) {
                 line.push_str(&format!(
                     " (offline proposer {:.2} us: {:.2}x)",

@@ -116,11 +116,7 @@ impl Table {
         let shapes: Vec<Row> = declared
             .iter()
             .map(|d| Row {
-                dims: agenticcann_evolve::search::population::ShapeTime {
-                    dims: d.clone(),
-                    us: 0.0,
-                }
-                .dims_text(),
+                dims: pending::dims_text(d),
                 best_us: time_at(best, d),
                 first_feasible_us: time_at(first, d),
                 offline_us: time_at(offline, d),

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use agenticcann_build::judge::{Evaluation, ShapeOrigin};
+use agenticcann_build::judge::Evaluation;
 use agenticcann_build::spec::Problem;
 use serde::Serialize;
 
@@ -151,41 +151,8 @@ pub struct JudgeEntry<'a> {
 
 // ---- synth ----------------------------------------------------------------------------
 
-/// The time of one declared shape.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ShapeTime {
-    /// Named dimension → size.
-    pub dims: BTreeMap<String, u64>,
-    /// Cost-model time, microseconds.
-    pub us: f64,
-}
-
-impl ShapeTime {
-    /// The declared shapes of `ev` that have a profile, in plan order.
-    pub fn declared(ev: &Evaluation) -> Vec<ShapeTime> {
-        ev.shapes
-            .iter()
-            .filter(|s| s.origin == ShapeOrigin::Declared)
-            .filter_map(|s| {
-                s.profile.as_ref().map(|p| ShapeTime {
-                    dims: s.dims.clone(),
-                    us: p.time_us,
-                })
-            })
-            .collect()
-    }
-
-    /// From (dims, microseconds) pairs.
-    pub fn from_pairs(pairs: &[(BTreeMap<String, u64>, f64)]) -> Vec<ShapeTime> {
-        pairs
-            .iter()
-            .map(|(dims, us)| ShapeTime {
-                dims: dims.clone(),
-                us: *us,
-            })
-            .collect()
-    }
-}
+/// The time of one declared shape (one type with the evolution loop's records).
+pub use agenticcann_evolve::search::population::ShapeTime;
 
 /// Which kernel `synth` made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

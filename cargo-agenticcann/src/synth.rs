@@ -2,7 +2,6 @@
 //! op, judged, with its cost-model times; optionally written to a store folder
 //! ([`crate::messages::SynthFused`], [`crate::messages::SynthEager`]).
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -15,15 +14,7 @@ use crate::cli::{MessageFormat, SynthArgs};
 use crate::exit::Status;
 use crate::messages::{emit, ShapeTime, SynthEager, SynthFused, SynthMode};
 use crate::select;
-
-fn dims_text(d: &BTreeMap<String, u64>) -> String {
-    let v: Vec<String> = d.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if v.is_empty() {
-        "(no named dims)".into()
-    } else {
-        v.join(",")
-    }
-}
+use agenticcann_evolve::pending::dims_text;
 
 /// Runs `synth`: [`Status::Ok`] when the kernel (every eager kernel) is accepted and, with
 /// `--out`, written.

@@ -292,7 +292,13 @@ fn a_scripted_server_run_is_recorded_and_replayed_without_it() {
     let secret = "sk-test-0123456789abcdef-never-written";
     let (code, out, err) = run(evolve(&root)
         .env("AGENTICCANN_LLM_API_KEY", secret)
-        .args(["--op", "add_f16", "--no-offline-baseline", "--generations", "1"])
+        .args([
+            "--op",
+            "add_f16",
+            "--no-offline-baseline",
+            "--generations",
+            "1",
+        ])
         .args(["--no-tiling-search", "--base-url"])
         .arg(server.base_url())
         .arg("--run-dir")

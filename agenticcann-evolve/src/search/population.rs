@@ -52,14 +52,34 @@ pub struct ShapeTime {
 }
 
 impl ShapeTime {
-    /// `n=4096,c=8`, or `(no named dims)`.
+    /// The declared shapes of `ev` that have a profile, in plan order.
+    pub fn declared(ev: &Evaluation) -> Vec<ShapeTime> {
+        ev.shapes
+            .iter()
+            .filter(|s| s.origin == ShapeOrigin::Declared)
+            .filter_map(|s| {
+                s.profile.as_ref().map(|p| ShapeTime {
+                    dims: s.dims.clone(),
+                    us: p.time_us,
+                })
+            })
+            .collect()
+    }
+
+    /// From (dims, microseconds) pairs.
+    pub fn from_pairs(pairs: &[(BTreeMap<String, u64>, f64)]) -> Vec<ShapeTime> {
+        pairs
+            .iter()
+            .map(|(dims, us)| ShapeTime {
+                dims: dims.clone(),
+                us: *us,
+            })
+            .collect()
+    }
+
+    /// `n=4096,c=8` ([`crate::pending::dims_text`]).
     pub fn dims_text(&self) -> String {
-        let v: Vec<String> = self.dims.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        if v.is_empty() {
-            "(no named dims)".into()
-        } else {
-            v.join(",")
-        }
+        crate::pending::dims_text(&self.dims)
     }
 }
 
@@ -168,17 +188,7 @@ pub fn max_queue_depth(kernel: &str) -> u32 {
 
 /// Time per declared shape and its geometric mean, for an accepted evaluation.
 pub fn times_of(ev: &Evaluation) -> (Vec<ShapeTime>, Option<f64>) {
-    let times: Vec<ShapeTime> = ev
-        .shapes
-        .iter()
-        .filter(|s| s.origin == ShapeOrigin::Declared)
-        .filter_map(|s| {
-            s.profile.as_ref().map(|p| ShapeTime {
-                dims: s.dims.clone(),
-                us: p.time_us,
-            })
-        })
-        .collect();
+    let times = ShapeTime::declared(ev);
     let declared = ev
         .shapes
         .iter()
