@@ -10,10 +10,6 @@ use agenticcann_evolve::agent::external::run_external;
 use agenticcann_evolve::agent::StopReason;
 use agenticcann_evolve::knowledge::KnowledgeBase;
 
-fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agent_support/add_f16")
-}
-
 #[test]
 fn a_scripted_agent_submits_a_kernel_through_the_tools() {
     let kb = KnowledgeBase::embedded().unwrap();
@@ -26,11 +22,11 @@ fn a_scripted_agent_submits_a_kernel_through_the_tools() {
             "#!/bin/sh\nset -e\ntest -f TASK.md\ntest -f KNOWLEDGE.md\n\
              grep -q 'AGC_KERNEL(GM_ADDR x, GM_ADDR y, GM_ADDR z' TASK.md\n\
              agc-read-knowledge L2.ub-budget > read.txt\n\
-             cp {f}/kernel.cpp {f}/tiling.cpp {f}/tiling_fields.txt .\n\
+             {cp}\n\
              ./agc-compile > compile.txt\n\
              agc-submit > submit.txt\n\
              echo done\n",
-            f = fixture().display()
+            cp = cp_good()
         ),
     )
     .unwrap();
@@ -120,10 +116,7 @@ fn an_agent_that_exits_without_submitting_is_reported_and_its_files_judged() {
     let script = dir.join("agent.sh");
     std::fs::write(
         &script,
-        format!(
-            "#!/bin/sh\ncp {f}/kernel.cpp {f}/tiling.cpp {f}/tiling_fields.txt .\necho giving up\nexit 4\n",
-            f = fixture().display()
-        ),
+        format!("#!/bin/sh\n{cp}\necho giving up\nexit 4\n", cp = cp_good()),
     )
     .unwrap();
     let run = run_external(

@@ -33,14 +33,22 @@ const KEY_VARS: [&str; 5] = [
     "AGENTICCANN_LLM_MODEL",
 ];
 
+/// The honest fp16 add of the judge's corpus (kernel.cpp, tiling.cpp).
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../agenticcann-evolve/tests/agent_support/add_f16")
+        .join("../agenticcann-build/tests/judge/honest/add_f16")
+}
+
+/// Its tiling fields in the agent's file format.
+fn fields_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../agenticcann-evolve/tests/agent_support/add_f16/tiling_fields.txt")
 }
 
 fn good_args() -> Value {
     let read = |f: &str| std::fs::read_to_string(fixture().join(f)).unwrap();
-    json!({"kernel": read("kernel.cpp"), "tiling": read("tiling.cpp"), "fields": read("tiling_fields.txt")})
+    let fields = std::fs::read_to_string(fields_file()).unwrap();
+    json!({"kernel": read("kernel.cpp"), "tiling": read("tiling.cpp"), "fields": fields})
 }
 
 fn setup(name: &str) -> PathBuf {
@@ -196,8 +204,9 @@ fn an_external_agent_script_gets_its_kernel_accepted() {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nset -e\ncp {f}/kernel.cpp {f}/tiling.cpp {f}/tiling_fields.txt .\nagc-compile >/dev/null\nagc-submit\n",
-            f = fixture().display()
+            "#!/bin/sh\nset -e\ncp {f}/kernel.cpp {f}/tiling.cpp {t} .\nagc-compile >/dev/null\nagc-submit\n",
+            f = fixture().display(),
+            t = fields_file().display()
         ),
     )
     .unwrap();

@@ -39,10 +39,35 @@ pub fn op() -> OpSpec {
         .clone()
 }
 
+/// The honest fp16 add of the judge's corpus (kernel.cpp, tiling.cpp): the one copy of the
+/// kernel these tests use.
+pub fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../agenticcann-build/tests/judge/honest/add_f16")
+}
+
+/// This folder's `add_f16/`: the corpus kernel's tiling fields in the agent's file format
+/// (`tiling_fields.txt`; the corpus keeps them in case.toml).
+pub fn support() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agent_support/add_f16")
+}
+
+/// A shell command copying the three files of the honest kernel into the current folder.
+pub fn cp_good() -> String {
+    format!(
+        "cp {c}/kernel.cpp {c}/tiling.cpp {s}/tiling_fields.txt .",
+        c = corpus().display(),
+        s = support().display()
+    )
+}
+
 fn file(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/agent_support/add_f16")
-        .join(name);
+    let p = if name == "tiling_fields.txt" {
+        support()
+    } else {
+        corpus()
+    }
+    .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
