@@ -195,6 +195,7 @@ kinds! {
     "constant_output", Judge, Verify, "an output is one constant value where the reference varies";
     "unwritten_output", Judge, Verify, "output elements still hold the poison pattern";
     "normwise_error", Judge, Verify, "the normwise relative error is too large (small-magnitude garbage under atol)";
+    "reference_undefined", Judge, Verify, "a held-out shape with an empty input where the reference has no value (a reduction without identity over zero elements) was left out [warning]";
     "input_modified", Judge, Verify, "an input changed during the run";
     // Profile plausibility.
     "below_roofline_floor", Judge, Profile, "modelled time below the op's HBM roofline floor";

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agenticcann_build::judge::{
-    evaluate, Candidate, EvalOptions, Evaluation, Outcome, ShapeOrigin, ShapeStatus,
+    evaluate, Candidate, EvalOptions, Evaluation, Outcome, Severity, ShapeOrigin, ShapeStatus,
 };
 use agenticcann_build::spec::Spec;
 use agenticcann_build::store::TilingField;
@@ -338,4 +338,51 @@ fn many_candidates_in_parallel_match_sequential_results() {
         assert_eq!(p.op, s.op);
         assert_eq!(p.shapes, s.shapes, "{}", p.render());
     }
+}
+
+/// A row max into a non-empty output: the judge's zero-column held-out shape has no
+/// reference value (max over nothing), so it is left out with a `reference_undefined`
+/// warning instead of failing the judge for every candidate (it used to be
+/// `JudgeError::Reference`, which callers take for a broken judge).
+#[test]
+fn a_held_out_shape_without_a_reference_value_is_left_out_with_a_warning() {
+    let manifest = r#"[package]
+name = "row-max"
+version = "0.1.0"
+edition = "2021"
+
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+
+[package.metadata.agenticcann.ops.row_max]
+inputs = { x = "f32[rows, cols]" }
+outputs = { y = "f32[rows]" }
+reference = "y = max(x, axis=-1)"
+shapes = [{ rows = 8, cols = 64 }]
+"#;
+    let spec = Spec::from_manifest_str(manifest, None).unwrap().unwrap();
+    let op = spec.require_op("row_max").unwrap();
+    let prepared = agenticcann_build::judge::Prepared::new(op, &EvalOptions::default())
+        .expect("the judge prepares the op");
+    assert!(
+        prepared
+            .skipped
+            .iter()
+            .all(|d| d.kind == "reference_undefined" && d.severity == Severity::Warning),
+        "{:#?}",
+        prepared.skipped
+    );
+    assert!(
+        !prepared.skipped.is_empty(),
+        "the zero-column shape is planned and left out"
+    );
+    // Every shape that stays has a reference value; the declared one stays.
+    assert!(prepared
+        .shapes
+        .iter()
+        .any(|s| s.plan.origin == ShapeOrigin::Declared));
+    assert!(prepared
+        .shapes
+        .iter()
+        .all(|s| s.empty || !s.golden.is_empty()));
 }
