@@ -386,3 +386,61 @@ shapes = [{ rows = 8, cols = 64 }]
         .iter()
         .all(|s| s.empty || !s.golden.is_empty()));
 }
+
+/// `EvalOptions::cascade`: a kernel that fails on the declared shapes is reported on them
+/// and never runs the held-out and stress shapes; an honest one runs everything, with the
+/// same verdict and shapes as without the cascade.
+#[test]
+fn the_cascade_runs_held_out_shapes_only_after_the_declared_ones_verify() {
+    let dir = corpus().join("honest/add_f16");
+    let case: Case =
+        toml::from_str(&std::fs::read_to_string(dir.join("case.toml")).unwrap()).unwrap();
+    let op = spec().op(&case.op).unwrap();
+    let kernel = std::fs::read_to_string(dir.join("kernel.cpp")).unwrap();
+    let tiling = std::fs::read_to_string(dir.join("tiling.cpp")).unwrap();
+    let opts = |cascade: bool| EvalOptions {
+        cache_dir: Some(cache_dir()),
+        seed: Some(3),
+        cascade,
+        ..EvalOptions::default()
+    };
+    let honest = Candidate::new(kernel.clone(), tiling.clone(), case.fields.clone());
+    let plain = evaluate(op, &honest, &opts(false)).unwrap();
+    let cascaded = evaluate(op, &honest, &opts(true)).unwrap();
+    assert!(
+        plain.accepted() && cascaded.accepted(),
+        "{}",
+        cascaded.render()
+    );
+    let statuses = |ev: &Evaluation| {
+        ev.shapes
+            .iter()
+            .map(|s| (s.dims.clone(), s.status.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(statuses(&plain), statuses(&cascaded));
+
+    // Tiles larger than the Unified Buffer: every declared shape fails at run time.
+    let faulty_tiling = tiling.replace(
+        "tiling->tile_length = 4096;",
+        "tiling->tile_length = 40000;",
+    );
+    assert_ne!(faulty_tiling, tiling, "the fault must be injected");
+    let faulty = Candidate::new(kernel, faulty_tiling, case.fields.clone());
+    let ev = evaluate(op, &faulty, &opts(true)).unwrap();
+    assert_eq!(ev.outcome, Outcome::RuntimeError, "{}", ev.render());
+    // (A zero-size shape never launches: it is `empty` either way.)
+    assert!(
+        ev.shapes
+            .iter()
+            .filter(|s| s.origin != ShapeOrigin::Declared)
+            .all(|s| matches!(s.status, ShapeStatus::NotRun | ShapeStatus::SkippedEmpty)),
+        "{:?}",
+        statuses(&ev)
+    );
+    assert!(ev
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.shape)
+        .all(|i| ev.shapes[i].origin == ShapeOrigin::Declared));
+}

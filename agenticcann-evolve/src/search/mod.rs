@@ -1230,46 +1230,22 @@ impl Loop<'_> {
             .collect();
         let mut judged: BTreeMap<usize, Result<Evaluation, JudgeError>> = BTreeMap::new();
         if !to_judge.is_empty() {
-            let quick = EvalOptions {
-                held_out: false,
-                stress: false,
+            // The cascade: declared shapes first, held-out and stress shapes only for the
+            // candidates that verified on them, on one compiled program each.
+            let opts = EvalOptions {
                 jobs: self.cfg.jobs.max(1),
-                ..self.cfg.agent.eval.clone()
-            };
-            let full = EvalOptions {
-                jobs: self.cfg.jobs.max(1),
+                cascade: true,
                 ..self.cfg.agent.eval.clone()
             };
             let items: Vec<(&OpSpec, &Candidate)> = to_judge
                 .iter()
                 .map(|i| (self.op, &batch[*i].candidate))
                 .collect();
-            let quick_evs = evaluate_many(&items, &quick);
-            let mut survivors = Vec::new();
-            for (k, ev) in quick_evs.into_iter().enumerate() {
-                match ev {
-                    Ok(ev) if ev.accepted() && (full.held_out || full.stress) => {
-                        self.judge_seconds += ev.timings.total_ms / 1000.0;
-                        survivors.push(to_judge[k]);
-                    }
-                    Ok(ev) => {
-                        self.judge_seconds += ev.timings.total_ms / 1000.0;
-                        judged.insert(to_judge[k], Ok(ev));
-                    }
-                    Err(e) => {
-                        judged.insert(to_judge[k], Err(e));
-                    }
-                }
-            }
-            let items: Vec<(&OpSpec, &Candidate)> = survivors
-                .iter()
-                .map(|i| (self.op, &batch[*i].candidate))
-                .collect();
-            for (k, ev) in evaluate_many(&items, &full).into_iter().enumerate() {
+            for (k, ev) in evaluate_many(&items, &opts).into_iter().enumerate() {
                 if let Ok(ev) = &ev {
                     self.judge_seconds += ev.timings.total_ms / 1000.0;
                 }
-                judged.insert(survivors[k], ev);
+                judged.insert(to_judge[k], ev);
             }
         }
         for (k, (p, plan)) in batch.into_iter().zip(plans).enumerate() {
