@@ -375,14 +375,7 @@ pub fn build_task(
     let (knowledge, chunks) = match mode {
         KnowledgeMode::Full => {
             let p = assemble(kb, Phase::Init, pattern, &[])?;
-            let chunks = p
-                .chunks
-                .iter()
-                .map(|c| KnowledgeRef {
-                    id: c.id.clone(),
-                    digest: c.digest.clone(),
-                })
-                .collect();
+            let chunks = p.refs();
             (p.text, chunks)
         }
         KnowledgeMode::None => (String::new(), Vec::new()),

@@ -170,6 +170,17 @@ impl Prompt {
         self.tokens + reserve
     }
 
+    /// The chunks used as a store manifest records them (`provenance.knowledge`).
+    pub fn refs(&self) -> Vec<agenticcann_build::store::KnowledgeRef> {
+        self.chunks
+            .iter()
+            .map(|c| agenticcann_build::store::KnowledgeRef {
+                id: c.id.clone(),
+                digest: c.digest.clone(),
+            })
+            .collect()
+    }
+
     /// True when [`worst_case_tokens`](Self::worst_case_tokens) is within the budget.
     pub fn within_budget(&self) -> bool {
         self.worst_case_tokens() <= self.budget

@@ -298,10 +298,11 @@ pub struct SearchRun {
     pub knowledge: Vec<KnowledgeRef>,
     /// Wall time, seconds.
     pub seconds: f64,
-    /// Seconds spent in the judge (summed over candidates, so above the wall time with
-    /// parallel jobs).
+    /// Seconds spent in the judge: the loop's evaluations and the agent's tool calls (summed
+    /// over candidates, so above the wall time with parallel jobs; the offline seed counts
+    /// only the evaluation of the variant `synth::search` chose).
     pub judge_seconds: f64,
-    /// Seconds spent waiting for the model.
+    /// Seconds spent waiting for the model (an agent run's wall time less its tool calls).
     pub model_seconds: f64,
     /// The model's description, or `none`.
     pub model: String,
@@ -757,6 +758,35 @@ impl Loop<'_> {
         Some(p)
     }
 
+    /// One child of `base` from the request `build` makes: in the run's edit format, and
+    /// (for diffs) again in whole files as the fallback; guarded against `guard_ref`, with
+    /// `repairs_left` repairs. `None` when the run must stop.
+    fn offspring(
+        &mut self,
+        build: &dyn Fn(&OpContext<'_>, EditFormat) -> Result<PhaseRequest, AssembleError>,
+        base: &Candidate,
+        guard_ref: Option<Candidate>,
+        meta: Meta,
+        repairs_left: u32,
+    ) -> Result<Option<Child>, SearchError> {
+        let format = self.cfg.edit_format;
+        let (req, whole) = {
+            let cx = self.cx();
+            let whole = match format {
+                EditFormat::Diff => Some(build(&cx, EditFormat::Whole)?),
+                EditFormat::Whole => None,
+            };
+            (build(&cx, format)?, whole)
+        };
+        Ok(self
+            .child(&req, whole.as_ref(), base, guard_ref.as_ref(), meta)
+            .map(|pending| Child {
+                pending,
+                guard_ref,
+                repairs_left,
+            }))
+    }
+
     /// Judges `extra` and `children`, then gives every failed child up to its repairs
     /// (Repair prompts built from its diagnostics), judging each round's children together.
     fn judge_children(
@@ -797,43 +827,25 @@ impl Loop<'_> {
                     continue;
                 }
                 let guard = self.cfg.mode.guarded() && guard_ref.is_some();
-                let cx = self.cx();
-                let req = prompts::repair(
-                    &cx,
-                    &ind.candidate,
-                    ind.evaluation.as_ref(),
-                    &ind.line.label,
-                    &ind.line.kinds,
-                    self.cfg.edit_format,
-                    guard,
-                )?;
-                let whole = if self.cfg.edit_format == EditFormat::Diff {
-                    Some(prompts::repair(
-                        &cx,
-                        &ind.candidate,
-                        ind.evaluation.as_ref(),
-                        &ind.line.label,
-                        &ind.line.kinds,
-                        EditFormat::Whole,
-                        guard,
-                    )?)
-                } else {
-                    None
-                };
                 let m = Meta {
                     phase: "repair",
                     parent: Some(id),
                     island: ind.line.island,
                     label: format!("repair of #{id}"),
                 };
-                if let Some(p) =
-                    self.child(&req, whole.as_ref(), &ind.candidate, guard_ref.as_ref(), m)
-                {
-                    next.push(Child {
-                        pending: p,
-                        guard_ref,
-                        repairs_left: left - 1,
-                    });
+                let build = |cx: &OpContext<'_>, f: EditFormat| {
+                    prompts::repair(
+                        cx,
+                        &ind.candidate,
+                        ind.evaluation.as_ref(),
+                        &ind.line.label,
+                        &ind.line.kinds,
+                        f,
+                        guard,
+                    )
+                };
+                if let Some(c) = self.offspring(&build, &ind.candidate, guard_ref, m, left - 1)? {
+                    next.push(c);
                 }
             }
             round = next;
@@ -874,13 +886,7 @@ impl Loop<'_> {
                 ac.run_dir = Some(self.cfg.run_dir.clone());
                 self.narrow_budgets(&mut ac);
                 let run = run_agent(self.op, self.kb, model, &ac)?;
-                self.add_tokens("init", run.usage);
-                self.model_seconds += run.seconds;
-                let chunks = run.knowledge.clone();
-                self.note_knowledge(&chunks);
-                if let StopReason::ModelUnavailable(m) = &run.stop {
-                    self.stop = Some(SearchStop::ModelUnavailable(m.clone()));
-                }
+                self.note_agent("init", &run);
                 let knowledge: Vec<String> = run.knowledge.iter().map(|k| k.id.clone()).collect();
                 // The whole conversation produced the kernels: its tokens are on the first
                 // accepted one (the phase totals hold every token either way).
@@ -1001,7 +1007,6 @@ impl Loop<'_> {
         };
         let mut batch: Vec<Pending> = Vec::new();
         let mut children: Vec<Child> = Vec::new();
-        let format = self.cfg.edit_format;
         let guard = self.cfg.mode.guarded();
         if let Some(model) = self.model {
             for &pid in &parents {
@@ -1031,13 +1036,7 @@ impl Loop<'_> {
                     ac.seeds = 1;
                     self.narrow_budgets(&mut ac);
                     let run = run_agent(self.op, self.kb, model, &ac)?;
-                    self.add_tokens("mutation", run.usage);
-                    self.model_seconds += run.seconds;
-                    let chunks = run.knowledge.clone();
-                    self.note_knowledge(&chunks);
-                    if let StopReason::ModelUnavailable(m) = &run.stop {
-                        self.stop = Some(SearchStop::ModelUnavailable(m.clone()));
-                    }
+                    self.note_agent("mutation", &run);
                     if let Some(c) = run.first_accepted() {
                         let mut p = Pending::new(
                             c.candidate.clone(),
@@ -1057,74 +1056,39 @@ impl Loop<'_> {
                     }
                     continue;
                 }
-                let cx = self.cx();
-                let req = prompts::mutation(&cx, &parent.candidate, ev, format, guard)?;
-                let whole = if format == EditFormat::Diff {
-                    Some(prompts::mutation(
-                        &cx,
-                        &parent.candidate,
-                        ev,
-                        EditFormat::Whole,
-                        guard,
-                    )?)
-                } else {
-                    None
-                };
                 let m = Meta {
                     phase: "mutation",
                     parent: Some(pid),
                     island: parent.line.island,
                     label: format!("mutation of #{pid}"),
                 };
+                let build = |cx: &OpContext<'_>, f: EditFormat| {
+                    prompts::mutation(cx, &parent.candidate, ev, f, guard)
+                };
                 let guard_ref = guard.then(|| parent.candidate.clone());
-                if let Some(p) = self.child(
-                    &req,
-                    whole.as_ref(),
-                    &parent.candidate,
-                    guard_ref.as_ref(),
-                    m,
-                ) {
-                    children.push(Child {
-                        pending: p,
-                        guard_ref,
-                        repairs_left: self.cfg.repairs,
-                    });
+                let repairs = self.cfg.repairs;
+                if let Some(c) = self.offspring(&build, &parent.candidate, guard_ref, m, repairs)? {
+                    children.push(c);
                 }
             }
             if self.cfg.tuning && !self.cfg.mode.agent_at(g) && self.stop.is_none() {
                 if let Some(parent) = self.pop.get(best).cloned() {
                     if let Some(ev) = parent.evaluation.as_ref() {
-                        let cx = self.cx();
-                        let req = prompts::tuning(&cx, &parent.candidate, ev, format)?;
-                        let whole = if format == EditFormat::Diff {
-                            Some(prompts::tuning(
-                                &cx,
-                                &parent.candidate,
-                                ev,
-                                EditFormat::Whole,
-                            )?)
-                        } else {
-                            None
-                        };
                         let m = Meta {
                             phase: "tuning",
                             parent: Some(best),
                             island: parent.line.island,
                             label: format!("tuning of #{best}"),
                         };
+                        let build = |cx: &OpContext<'_>, f: EditFormat| {
+                            prompts::tuning(cx, &parent.candidate, ev, f)
+                        };
                         let guard_ref = guard.then(|| parent.candidate.clone());
-                        if let Some(p) = self.child(
-                            &req,
-                            whole.as_ref(),
-                            &parent.candidate,
-                            guard_ref.as_ref(),
-                            m,
-                        ) {
-                            children.push(Child {
-                                pending: p,
-                                guard_ref,
-                                repairs_left: self.cfg.repairs,
-                            });
+                        let repairs = self.cfg.repairs;
+                        if let Some(c) =
+                            self.offspring(&build, &parent.candidate, guard_ref, m, repairs)?
+                        {
+                            children.push(c);
                         }
                     }
                 }
@@ -1145,6 +1109,24 @@ impl Loop<'_> {
         }
         self.judge_children(batch, children)?;
         Ok(())
+    }
+
+    /// Books an agent run: its tokens under `phase`, its knowledge, its tool calls' time as
+    /// judge time and the rest as model time, and a stop when its endpoint went away.
+    fn note_agent(&mut self, phase: &str, run: &crate::agent::AgentRun) {
+        self.add_tokens(phase, run.usage);
+        self.note_knowledge(&run.knowledge);
+        let tools_s: f64 = run
+            .step_records
+            .iter()
+            .flat_map(|s| &s.calls)
+            .map(|c| c.ms / 1000.0)
+            .sum();
+        self.judge_seconds += tools_s;
+        self.model_seconds += (run.seconds - tools_s).max(0.0);
+        if let StopReason::ModelUnavailable(m) = &run.stop {
+            self.stop = Some(SearchStop::ModelUnavailable(m.clone()));
+        }
     }
 
     /// The agent's budgets within what is left of the search's.

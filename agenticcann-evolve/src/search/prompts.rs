@@ -62,14 +62,7 @@ impl OpContext<'_> {
             KnowledgeMode::None => Ok((String::new(), Vec::new())),
             _ => {
                 let p = assemble(self.kb, phase, self.pattern, kinds)?;
-                let chunks = p
-                    .chunks
-                    .iter()
-                    .map(|c| KnowledgeRef {
-                        id: c.id.clone(),
-                        digest: c.digest.clone(),
-                    })
-                    .collect();
+                let chunks = p.refs();
                 Ok((p.text, chunks))
             }
         }

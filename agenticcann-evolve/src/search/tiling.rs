@@ -312,7 +312,7 @@ fn constants(file: File, tokens: &[Token], fields: &[String]) -> Vec<Constant> {
                     && ends_statement
                     && n.kind == TokenKind::Ident
                     && (arrow.is_punct("->") || arrow.is_punct("."))
-                    && fields.iter().any(|f| *f == n.text) =>
+                    && fields.contains(&n.text) =>
             {
                 Some(&n.text)
             }
