@@ -344,10 +344,7 @@ pub fn speedup(base: &[(String, f64)], new: &[(String, f64)]) -> Option<f64> {
             (n.is_finite() && b.is_finite() && *n > 0.0 && *b > 0.0).then(|| b / n)
         })
         .collect();
-    if ratios.is_empty() {
-        return None;
-    }
-    Some((ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp())
+    crate::search::population::geomean(ratios.into_iter())
 }
 
 /// Checks the metadata of the result for `key` (`path` names it in errors).

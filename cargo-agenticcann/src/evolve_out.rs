@@ -99,7 +99,7 @@ fn ratio(a: &[Option<f64>], b: &[Option<f64>]) -> Option<f64> {
         .zip(b)
         .map(|(x, y)| x.unwrap_or(1.0) / y.unwrap_or(1.0))
         .collect();
-    Some(geomean(r.into_iter()))
+    geomean(r.into_iter())
 }
 
 impl Table {

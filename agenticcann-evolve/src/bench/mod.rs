@@ -288,16 +288,7 @@ impl OpResult {
     }
 }
 
-fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let (mut s, mut n) = (0.0, 0usize);
-    for x in v {
-        if x > 0.0 && x.is_finite() {
-            s += x.ln();
-            n += 1;
-        }
-    }
-    (n > 0).then(|| (s / n as f64).exp())
-}
+use crate::search::population::geomean;
 
 fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").trim().to_string()

@@ -195,22 +195,22 @@ pub fn times_of(ev: &Evaluation) -> (Vec<ShapeTime>, Option<f64>) {
         .filter(|s| s.origin == ShapeOrigin::Declared)
         .count();
     let fitness = (ev.accepted() && !times.is_empty() && times.len() == declared)
-        .then(|| geomean(times.iter().map(|t| t.us)));
+        .then(|| geomean(times.iter().map(|t| t.us)))
+        .flatten();
     (times, fitness)
 }
 
-/// The geometric mean of positive values (values ≤ 0 count as 1e-9 µs).
-pub fn geomean(v: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut n) = (0.0, 0u32);
+/// The geometric mean of the positive, finite values (the others are skipped); `None` when
+/// there are none. The one geometric mean of the crate (fitness, speedups, the benchmark).
+pub fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (mut s, mut n) = (0.0, 0usize);
     for x in v {
-        sum += x.max(1e-9).ln();
-        n += 1;
+        if x > 0.0 && x.is_finite() {
+            s += x.ln();
+            n += 1;
+        }
     }
-    if n == 0 {
-        f64::NAN
-    } else {
-        (sum / f64::from(n)).exp()
-    }
+    (n > 0).then(|| (s / n as f64).exp())
 }
 
 /// The population of one op, with its on-disk record.
