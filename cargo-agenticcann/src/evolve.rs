@@ -31,25 +31,30 @@ use crate::select;
 
 /// `--help` text.
 pub const LONG_ABOUT: &str = "\
-Generation 1 of the evolution loop (DESIGN.md section 8): for each op (--op, repeatable; \
-default every op of the crate), a tool-using agent gets the task (spec, reference, the exact \
-entry ABI, what the judge checks) and the knowledge of --knowledge, and calls the judge's \
-stages as tools (compile, run_tests, submit, lookup_api, read_knowledge) until a submit is \
-accepted (or --seeds N distinct kernels are), or a budget (--max-steps, --token-budget, \
---time-budget) runs out.
+The evolution loop (DESIGN.md section 8, docs/evolve.md) for each op (--op, repeatable; default \
+every op of the crate). Generation 1: a tool-using agent gets the task (spec, reference, the \
+exact entry ABI, what the judge checks) and the knowledge of --knowledge, and calls the judge's \
+stages as tools (compile, run_tests, submit, lookup_api, read_knowledge) until --seeds kernels \
+are accepted or a budget (--max-steps, --token-budget, --time-budget) runs out; the offline \
+proposer's kernel and an offline tiling grid join it. Generations 2..--generations: mutation, \
+repair and tuning prompts per parent (--agent adaptive|tool|fixloop|single, --population, \
+--repairs, --edit-format), a drift guard, the best parent's tiling constants varied offline; \
+--patience stops an op that no longer improves.
 
 The model: an OpenAI-compatible endpoint (--base-url, --model; else AGENTICCANN_LLM_BASE_URL, \
 AGENTICCANN_LLM_MODEL, else [workspace.metadata.agenticcann.llm], else DeepSeek), with the key \
 from AGENTICCANN_LLM_API_KEY, DEEPSEEK_API_KEY or OPENAI_API_KEY (localhost needs none). Every \
-exchange is recorded in RUN_DIR/llm; --replay DIR serves a recorded run with no network. \
---agent-command CMD runs an external coding agent instead, in a work folder with TASK.md, \
-KNOWLEDGE.md and the tools as executables (agc-compile, agc-run-tests, agc-submit, \
-agc-read-knowledge, agc-lookup-api). --llm none runs no model: the offline proposer's seed only.
+exchange is recorded in RUN_DIR/llm; --replay DIR serves a recorded run with no network; running \
+the same command on the same --run-dir resumes an interrupted run. --agent-command CMD runs an \
+external coding agent for generation 1 instead, in a work folder with TASK.md, KNOWLEDGE.md and \
+the tools as executables (agc-compile, agc-run-tests, agc-submit, agc-read-knowledge, \
+agc-lookup-api). --llm none runs no model: the offline seed and the tiling search alone.
 
-The run folder (--run-dir, default target/agenticcann/evolve/<time> next to the manifest) \
-holds run.json, llm/ (the recording) and per op the task, the steps, every candidate with its \
-result, summary.json and pending/<n>/<key>/ for each accepted kernel (review and accept are \
-separate; nothing is written into the crate).
+The run folder (--run-dir, default target/agenticcann/evolve/<time> next to the manifest) holds \
+run.json, llm/ (the recording), progress.svg and per op the agent's task and steps, \
+candidates.jsonl, population/<id>/, generations.jsonl and best/<key>/. The best kernel is also a \
+pending result in the user cache for `cargo agenticcann review` / `accept`; nothing is written \
+into the crate unless you accept (or pass --accept).
 
 Exit status: 0 when every op got an accepted kernel, 1 otherwise, 2 for usage errors or a \
 judge that cannot run, 3 when the endpoint is unavailable (no key for a remote endpoint, \
@@ -204,7 +209,7 @@ pub struct EvolveArgs {
     #[arg(long, value_name = "CMD")]
     pub agent_command: Option<String>,
 
-    /// `none`: no model; report the offline proposer's seed.
+    /// `none`: no model; the offline seed and the tiling search alone.
     #[arg(long, value_enum, value_name = "WHICH", default_value_t = LlmArg::Api)]
     pub llm: LlmArg,
 
@@ -526,7 +531,8 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
     if human {
         writeln!(
             out,
-            "evolve: generation 1, {} op(s), run folder {}",
+            "evolve: {} generation(s), {} op(s), run folder {}",
+            args.generations,
             ops.len(),
             run_dir.display()
         )?;
