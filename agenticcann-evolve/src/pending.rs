@@ -285,9 +285,31 @@ pub enum PendingError {
         /// The op named in the metadata.
         op: String,
     },
+    /// The crate's kernels folder already holds an entry for the key that was written by
+    /// hand (`provenance.proposer = "hand"`), or one whose manifest cannot be read: accepting
+    /// would replace a person's kernel. Refused unless replacing is asked for.
+    #[error("{} holds {what}; it was not replaced (accept with --replace to replace it, or keep it and `cargo agenticcann reject` the op)", entry.display())]
+    WouldReplace {
+        /// The existing entry folder (`kernels/<key>`).
+        entry: PathBuf,
+        /// What it holds: `"a hand-written kernel"` or `"an entry whose manifest cannot be
+        /// read (...)"`.
+        what: String,
+    },
     /// Writing into the crate failed (its kernels folder or lock).
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// What accepting may replace in the crate's kernels folder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replace {
+    /// Replace an older generated entry (proposer offline, llm or replay) for the key; keep a
+    /// hand-written one, or one whose manifest cannot be read ([`PendingError::WouldReplace`]).
+    #[default]
+    Generated,
+    /// Replace whatever entry the key has (`--replace`).
+    Any,
 }
 
 fn io(action: &'static str, path: impl Into<PathBuf>, error: std::io::Error) -> PendingError {
@@ -592,25 +614,38 @@ pub fn find(root: &Path, key_hex: &str) -> Result<Option<Pending>, PendingError>
 ///
 /// # Errors
 /// As [`accept_into`].
-pub fn accept(p: &Pending, spec: &Spec, manifest: &Path) -> Result<PathBuf, PendingError> {
-    accept_into(p, spec, manifest).map(|a| a.entry)
+pub fn accept(
+    p: &Pending,
+    spec: &Spec,
+    manifest: &Path,
+    replace: Replace,
+) -> Result<PathBuf, PendingError> {
+    accept_into(p, spec, manifest, replace).map(|a| a.entry)
 }
 
 /// Accepts `p`: re-verifies it (every file against its digest, the manifest the one
 /// reviewed), copies the entry into the crate's kernels folder (`Spec::kernels_dir()`,
-/// `kernels/<key>/`, replacing an older entry for the key through a staged copy), pins every
+/// `kernels/<key>/`, replacing an older entry for the key through a staged copy; see
+/// [`Replace`] for the entries it keeps), pins every
 /// declared op with that key in `agenticcann.lock` next to `manifest` (one atomic write),
 /// then removes the pending folder.
 ///
-/// Nothing is written into the crate when the result fails its checks or the lock cannot
-/// be read.
+/// Nothing is written into the crate when the result fails its checks, the lock cannot be
+/// read, or the key's entry in the kernels folder is hand-written (or unreadable) and
+/// `replace` is [`Replace::Generated`].
 ///
 /// # Errors
+/// [`PendingError::WouldReplace`] for a hand-written or unreadable entry in the way;
 /// [`PendingError::NotDeclared`] when the spec declares no op with the result's key;
 /// [`PendingError::Entry`] / [`PendingError::ManifestChanged`] / [`PendingError::Incomplete`]
 /// when the pending result changed or fails its own digest check (refused);
 /// [`PendingError::Store`] when the lock is invalid or the crate cannot be written.
-pub fn accept_into(p: &Pending, spec: &Spec, manifest: &Path) -> Result<Accepted, PendingError> {
+pub fn accept_into(
+    p: &Pending,
+    spec: &Spec,
+    manifest: &Path,
+    replace: Replace,
+) -> Result<Accepted, PendingError> {
     let key = p.key();
     let ops: Vec<&OpSpec> = spec.ops.iter().filter(|o| o.key() == key).collect();
     if ops.is_empty() {
@@ -631,6 +666,9 @@ pub fn accept_into(p: &Pending, spec: &Spec, manifest: &Path) -> Result<Accepted
         });
     }
     let lock_path = lock::check_pinnable(manifest)?;
+    if replace == Replace::Generated {
+        guard_existing(&spec.kernels_dir().join(key.to_hex()))?;
+    }
     let entry_err = |source| PendingError::Entry {
         dir: fresh.entry.dir.clone(),
         source,
@@ -678,6 +716,35 @@ pub fn accept_into(p: &Pending, spec: &Spec, manifest: &Path) -> Result<Accepted
         lock: lock_path,
         pins,
     })
+}
+
+/// Refuses when `dir` (the key's entry in the crate) exists and is hand-written or has no
+/// readable manifest.
+fn guard_existing(dir: &Path) -> Result<(), PendingError> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let path = dir.join(MANIFEST_FILE);
+    let what = match std::fs::read_to_string(&path) {
+        Err(e) => Some(format!(
+            "an entry whose manifest cannot be read ({}: {e})",
+            path.display()
+        )),
+        Ok(text) => match Manifest::from_toml_str(&text, &path.display().to_string()) {
+            Err(e) => Some(format!("an entry whose manifest cannot be read ({e})")),
+            Ok(m) if m.provenance.proposer == store::Proposer::Hand => {
+                Some("a hand-written kernel (provenance proposer = \"hand\")".to_string())
+            }
+            Ok(_) => None,
+        },
+    };
+    match what {
+        Some(what) => Err(PendingError::WouldReplace {
+            entry: dir.to_path_buf(),
+            what,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Rejects `p`: removes its pending folder (renamed aside first, so no half-removed result

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use agenticcann_build::judge::{evaluate, Candidate, EvalOptions, Evaluation};
 use agenticcann_build::spec::Spec;
 use agenticcann_build::store::{lock, Digest, Draft, Lock, Proposer, Provenance, TilingField};
-use agenticcann_evolve::pending::{self, PendingError, PendingMeta};
+use agenticcann_evolve::pending::{self, PendingError, PendingMeta, Replace};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../agenticcann-build/tests/judge")
@@ -178,7 +178,7 @@ fn accept_writes_the_crate_entry_and_the_lock_and_removes_the_pending() {
         .iter()
         .map(|f| std::fs::read(p.entry.dir.join(f)).unwrap())
         .collect();
-    let accepted = pending::accept_into(&p, &spec, &manifest).unwrap();
+    let accepted = pending::accept_into(&p, &spec, &manifest, Replace::Generated).unwrap();
     let key = spec.op("add_f16").unwrap().key();
     assert_eq!(accepted.entry, spec.kernels_dir().join(key.to_hex()));
     // The crate entry is the pending entry, byte for byte, and loads.
@@ -207,6 +207,64 @@ fn accept_writes_the_crate_entry_and_the_lock_and_removes_the_pending() {
     // The pending entry's provenance went into the crate.
     assert_eq!(entry.manifest.provenance.proposer, Proposer::Llm);
     assert_eq!(entry.manifest.provenance.generation, Some(2));
+}
+
+#[test]
+fn accept_keeps_a_hand_written_or_unreadable_entry_unless_replace_is_asked() {
+    let (_d, manifest, spec) = crate_dir();
+    let root = tempfile::tempdir().unwrap();
+    let key = spec.op("add_f16").unwrap().key();
+    let crate_entry = spec.kernels_dir().join(key.to_hex());
+    // A hand-written entry in the crate, pinned.
+    let mut hand = draft(&spec, 1);
+    hand.provenance = Provenance::new(Proposer::Hand);
+    pending::write(root.path(), &hand, &meta(&hand)).unwrap();
+    let p = pending::list(root.path()).unwrap().remove(0);
+    pending::accept(&p, &spec, &manifest, Replace::Generated).unwrap();
+    let lock_before = std::fs::read(lock::lock_path_of(&manifest)).unwrap();
+    let manifest_before = std::fs::read(crate_entry.join("manifest.toml")).unwrap();
+
+    // A model's result for the same key: refused, nothing in the crate changes, the result
+    // stays pending.
+    let d = draft(&spec, 2);
+    pending::write(root.path(), &d, &meta(&d)).unwrap();
+    let p = pending::list(root.path()).unwrap().remove(0);
+    let e = pending::accept(&p, &spec, &manifest, Replace::Generated).unwrap_err();
+    assert!(matches!(e, PendingError::WouldReplace { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("hand-written") && text.contains("--replace"),
+        "{text}"
+    );
+    assert!(text.contains(&crate_entry.display().to_string()), "{text}");
+    assert_eq!(
+        std::fs::read(crate_entry.join("manifest.toml")).unwrap(),
+        manifest_before
+    );
+    assert_eq!(
+        std::fs::read(lock::lock_path_of(&manifest)).unwrap(),
+        lock_before
+    );
+    assert_eq!(pending::list(root.path()).unwrap().len(), 1);
+
+    // An entry whose manifest cannot be read is kept the same way.
+    std::fs::write(crate_entry.join("manifest.toml"), b"not = [toml").unwrap();
+    let e = pending::accept(&p, &spec, &manifest, Replace::Generated).unwrap_err();
+    assert!(e.to_string().contains("cannot be read"), "{e}");
+    std::fs::write(crate_entry.join("manifest.toml"), &manifest_before).unwrap();
+
+    // Asked to replace: the model's kernel goes in.
+    let entry = pending::accept(&p, &spec, &manifest, Replace::Any).unwrap();
+    let loaded = agenticcann_build::store::Entry::load(&entry).unwrap();
+    assert_eq!(loaded.manifest.provenance.proposer, Proposer::Llm);
+
+    // A generated entry is replaced without asking.
+    let d = draft(&spec, 3);
+    pending::write(root.path(), &d, &meta(&d)).unwrap();
+    let p = pending::list(root.path()).unwrap().remove(0);
+    let entry = pending::accept(&p, &spec, &manifest, Replace::Generated).unwrap();
+    let loaded = agenticcann_build::store::Entry::load(&entry).unwrap();
+    assert_eq!(loaded.manifest.provenance.generation, Some(3));
 }
 
 #[test]
@@ -292,7 +350,7 @@ fn accept_refuses_a_tampered_kernel_and_writes_nothing() {
     let mut text = std::fs::read_to_string(&kernel).unwrap();
     text.push_str("\n// tampered\n");
     std::fs::write(&kernel, text).unwrap();
-    let e = pending::accept(&p, &spec, &manifest).unwrap_err();
+    let e = pending::accept(&p, &spec, &manifest, Replace::Generated).unwrap_err();
     let msg = e.to_string();
     assert!(
         msg.contains(&kernel.display().to_string()) && msg.contains("does not match its digest"),
@@ -323,7 +381,7 @@ fn accept_refuses_a_result_the_crate_does_not_declare() {
     )
     .unwrap();
     let other_spec = Spec::from_manifest_path(&other_manifest).unwrap().unwrap();
-    let e = pending::accept(&p, &other_spec, &other_manifest).unwrap_err();
+    let e = pending::accept(&p, &other_spec, &other_manifest, Replace::Generated).unwrap_err();
     assert!(matches!(e, PendingError::NotDeclared { .. }), "{e}");
     assert!(p.dir.exists());
     assert!(!other_spec.kernels_dir().exists());

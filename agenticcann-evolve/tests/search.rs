@@ -242,3 +242,40 @@ fn a_drifting_child_is_judged_and_accepted_in_tool_mode() {
         .to_string();
     assert!(user.contains("# Parent kernel"), "{user}");
 }
+
+#[test]
+fn guarded_mutation_prompts_go_to_model_written_parents_not_the_offline_seed() {
+    let mut cfg = config("model-parents", AgentMode::Adaptive, 2);
+    cfg.offline_seed = true;
+    cfg.repairs = 0;
+    // Generation 1: the agent's kernel, single-buffered (slower than the offline seed).
+    // Generation 2: one mutation of it that keeps its skeleton.
+    let (k, _, _) = single_buffered();
+    let (_, t, f) = more_cores();
+    let server = ScriptedServer::start(vec![
+        Step::call("submit", args(&single_buffered()), 100, 10),
+        Step::text(&files_answer(&(k, t, f)), 100, 10),
+    ])
+    .unwrap();
+    let (run, lines) = search(&server, &cfg);
+    let seed = lines
+        .iter()
+        .find(|l| l.phase == "offline")
+        .expect("the offline seed");
+    let agent = lines
+        .iter()
+        .find(|l| l.phase == "init")
+        .expect("the agent's kernel");
+    assert!(
+        seed.fitness.unwrap() < agent.fitness.unwrap(),
+        "the test needs the offline seed to be the best parent: {lines:#?}"
+    );
+    assert!(!run.population.model_written(seed.id));
+    assert!(run.population.model_written(agent.id));
+    // One mutation prompt, of the model's kernel; none of the offline seed.
+    let mutations: Vec<&CandidateLine> = lines.iter().filter(|l| l.phase == "mutation").collect();
+    assert_eq!(mutations.len(), 1, "{lines:#?}");
+    assert_eq!(mutations[0].parent, Some(agent.id));
+    assert!(mutations[0].accepted, "{:#?}", mutations[0]);
+    assert_eq!(server.requests().len(), 2);
+}

@@ -57,12 +57,13 @@ pub enum Command {
     Review(ReviewArgs),
     /// Write pending results into the crate: `kernels/<key>/` and agenticcann.lock.
     #[command(long_about = ACCEPT_LONG_ABOUT)]
-    Accept(DecideArgs),
+    Accept(AcceptArgs),
     /// Drop pending results (nothing is written into the crate).
     #[command(long_about = REJECT_LONG_ABOUT)]
     Reject(DecideArgs),
-    /// Generation 1 of the evolution loop: a tool-using LLM agent (or an external coding
-    /// agent) writes kernels for the ops, judged until one is accepted.
+    /// The evolution loop: generation 1 by a tool-using LLM agent (or an external coding
+    /// agent) with the offline seed, later generations by mutation, repair and tuning
+    /// prompts; every candidate judged; the best left pending for review.
     #[command(long_about = crate::evolve::LONG_ABOUT)]
     Evolve(crate::evolve::EvolveArgs),
     /// Run the benchmark suite (tests/bench/suite) and write one table of feasibility,
@@ -459,8 +460,9 @@ Exit status: 0; 1 when a named OP has no pending result or a pending result cann
 const ACCEPT_LONG_ABOUT: &str = "\
 Accept the pending results of the OPs given (default: every declared op that has one): each \
 is checked again (every file against its manifest digest, the manifest the one recorded), \
-copied into the crate's kernels folder (kernels/<key>/, replacing an older entry for the key) \
-and pinned in agenticcann.lock (op, key, manifest sha256; written atomically); then the \
+copied into the crate's kernels folder (kernels/<key>/, replacing an older generated entry \
+for the key; an entry written by hand, or one whose manifest cannot be read, is kept and the \
+result refused unless --replace) and pinned in agenticcann.lock (op, key, manifest sha256; written atomically); then the \
 pending result is removed. Prints the entry and the lock line written.
 
 Exit status: 0; 1 when a named OP has no pending result or a result is refused (changed \
@@ -487,6 +489,19 @@ pub struct ReviewArgs {
     /// Output format: lines for people, or one JSON object per op.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
+}
+
+/// `cargo agenticcann accept`.
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    #[command(flatten)]
+    pub decide: DecideArgs,
+
+    /// Replace the key's entry in the crate even when it was written by hand (provenance
+    /// proposer = "hand") or its manifest cannot be read; without it such an entry is kept and
+    /// the result stays pending.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// `cargo agenticcann accept` and `reject`.

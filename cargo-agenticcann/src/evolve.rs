@@ -149,7 +149,7 @@ pub enum LlmArg {
 }
 
 /// `cargo agenticcann evolve`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct EvolveArgs {
     #[command(flatten)]
     pub manifest: clap_cargo::Manifest,
@@ -263,9 +263,14 @@ pub struct EvolveArgs {
     #[arg(long, value_name = "N", default_value_t = 12)]
     pub tiling_variants: usize,
 
-    /// Accept the best kernel of each op into the crate right away (as `accept` would).
+    /// Accept the best kernel of each op into the crate right away (as `accept` would). An
+    /// entry written by hand for the key is kept (the result stays pending) unless --replace.
     #[arg(long)]
     pub accept: bool,
+
+    /// With --accept: replace the key's entry in the crate even when it was written by hand.
+    #[arg(long, requires = "accept")]
+    pub replace: bool,
 
     /// Output format.
     #[arg(long, value_enum, value_name = "FMT", default_value_t = MessageFormat::Human)]
@@ -310,6 +315,113 @@ pub struct RunInfo {
     /// The edit format.
     #[serde(default)]
     pub edit_format: Option<String>,
+    /// Parents per island.
+    #[serde(default)]
+    pub population: Option<u32>,
+    /// Repair steps per failed child.
+    #[serde(default)]
+    pub repairs: Option<u32>,
+    /// Generations without improvement before an op stops.
+    #[serde(default)]
+    pub patience: Option<u32>,
+    /// Whether the offline seed joined the population.
+    #[serde(default)]
+    pub offline_seed: Option<bool>,
+    /// Whether the offline tiling search ran.
+    #[serde(default)]
+    pub tiling_search: Option<bool>,
+    /// Tiling variants per tiling-search step.
+    #[serde(default)]
+    pub tiling_variants: Option<usize>,
+}
+
+/// A replay makes the recorded run's requests only with the recorded run's settings: takes
+/// every setting `rec` records (older run folders record fewer) and returns the flags that
+/// differed, as `--flag recorded (given)` notes.
+fn adopt_recorded(args: &EvolveArgs, rec: &RunInfo) -> Result<(EvolveArgs, Vec<String>)> {
+    let mut a = args.clone();
+    let mut notes = Vec::new();
+    fn take<T: PartialEq + Copy + std::fmt::Display>(
+        notes: &mut Vec<String>,
+        flag: &str,
+        slot: &mut T,
+        recorded: Option<T>,
+    ) {
+        if let Some(r) = recorded {
+            if *slot != r {
+                notes.push(format!("{flag} {r} (given {})", *slot));
+                *slot = r;
+            }
+        }
+    }
+    take(&mut notes, "--seeds", &mut a.seeds, Some(rec.seeds));
+    take(
+        &mut notes,
+        "--max-steps",
+        &mut a.max_steps,
+        Some(rec.max_steps),
+    );
+    take(
+        &mut notes,
+        "--generations",
+        &mut a.generations,
+        rec.generations,
+    );
+    take(
+        &mut notes,
+        "--population",
+        &mut a.population,
+        rec.population,
+    );
+    take(&mut notes, "--repairs", &mut a.repairs, rec.repairs);
+    take(&mut notes, "--patience", &mut a.patience, rec.patience);
+    take(
+        &mut notes,
+        "--tiling-variants",
+        &mut a.tiling_variants,
+        rec.tiling_variants,
+    );
+    let mut offline = !a.no_offline_seed;
+    take(&mut notes, "offline seed", &mut offline, rec.offline_seed);
+    a.no_offline_seed = !offline;
+    let mut tiling = !a.no_tiling_search;
+    take(&mut notes, "tiling search", &mut tiling, rec.tiling_search);
+    a.no_tiling_search = !tiling;
+    let parse = |what: &str, v: &str| anyhow::anyhow!("run.json: unknown {what} `{v}`");
+    if let Some(m) = &rec.agent_mode {
+        let r = AgentModeArg::from_str(m, false).map_err(|_| parse("agent mode", m))?;
+        if r != a.agent_mode {
+            notes.push(format!(
+                "--agent {m} (given {})",
+                AgentMode::from(a.agent_mode)
+            ));
+            a.agent_mode = r;
+        }
+    }
+    if let Some(f) = &rec.edit_format {
+        let r = EditFormatArg::from_str(f, false).map_err(|_| parse("edit format", f))?;
+        if r != a.edit_format {
+            notes.push(format!("--edit-format {f}"));
+            a.edit_format = r;
+        }
+    }
+    let k = KnowledgeArg::from_str(&rec.knowledge, false)
+        .map_err(|_| parse("knowledge mode", &rec.knowledge))?;
+    if k != a.knowledge {
+        notes.push(format!(
+            "--knowledge {} (given {})",
+            rec.knowledge,
+            KnowledgeMode::from(a.knowledge)
+        ));
+        a.knowledge = k;
+    }
+    if a.token_budget.is_none() && rec.token_budget.is_some() {
+        a.token_budget = rec.token_budget;
+    }
+    if a.time_budget.is_none() && rec.time_budget.is_some() {
+        a.time_budget = rec.time_budget;
+    }
+    Ok((a, notes))
 }
 
 /// The JSON message of one op (`--message-format json`).
@@ -334,6 +446,12 @@ pub struct EvolveOp<'a> {
     pub offline_note: Option<String>,
     /// The pending entries written.
     pub pending: Vec<String>,
+    /// With --accept: the crate's entry folder the best kernel was accepted into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted_into: Option<String>,
+    /// With --accept: why the best kernel was not accepted into the crate (it stays pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accept_problem: Option<String>,
     /// The op's folder in the run folder.
     pub dir: String,
     /// The search's table (generations, best times against the first feasible kernel, the
@@ -437,6 +555,22 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         None => None,
     };
     let seed = args.seed.or(recorded.as_ref().map(|r| r.seed)).unwrap_or(1);
+    let (adopted, replay_notes) = match &recorded {
+        Some(rec) => adopt_recorded(args, rec)?,
+        None => (args.clone(), Vec::new()),
+    };
+    let args = &adopted;
+    // A recorded run that asked no model has nothing to serve: `none` runs again offline with
+    // the recorded seed (deterministic); an external agent's exchanges are not recorded.
+    let recorded_mode = recorded.as_ref().map(|r| r.mode.as_str());
+    if let (Some(dir), Some("agent-command")) = (&args.replay, recorded_mode) {
+        bail!(
+            "--replay {}: that run used an external agent (--agent-command), whose exchanges \
+             are not recorded; run the same --agent-command again",
+            dir.display()
+        );
+    }
+    let replay_offline = matches!(recorded_mode, Some("none"));
 
     let run_dir = match &args.run_dir {
         Some(d) => d.clone(),
@@ -475,13 +609,20 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             EditFormatArg::Whole => "whole".into(),
             EditFormatArg::Diff => "diff".into(),
         }),
+        population: Some(args.population),
+        repairs: Some(args.repairs),
+        patience: Some(args.patience),
+        offline_seed: Some(!args.no_offline_seed),
+        tiling_search: Some(!args.no_tiling_search),
+        tiling_variants: Some(args.tiling_variants),
     };
 
     // The model, before anything is written: a missing key stops here (exit 3).
+    let mut resumed = 0usize;
     let model: Option<Box<dyn ChatModel>> = if args.agent_command.is_some() {
         info.mode = "agent-command".into();
         None
-    } else if args.llm == LlmArg::None {
+    } else if args.llm == LlmArg::None || replay_offline {
         info.mode = "none".into();
         None
     } else if let (Some(dir), Some(rec)) = (&args.replay, &recorded) {
@@ -516,7 +657,10 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         info.base_url = Some(settings.base_url.clone());
         info.tool_protocol = Some(settings.tool_protocol.to_string());
         // The recorded answers of an interrupted run in the same folder are served first.
-        Some(open_resumable(&settings, &run_dir.join("llm")).map_err(|e| anyhow::anyhow!("{e}"))?)
+        let (m, recorded) =
+            open_resumable(&settings, &run_dir.join("llm")).map_err(|e| anyhow::anyhow!("{e}"))?;
+        resumed = recorded;
+        Some(m)
     };
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create the run folder {}", run_dir.display()))?;
@@ -538,6 +682,26 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         )?;
         if let Some(m) = &model {
             writeln!(out, "  model: {}", m.describe())?;
+        }
+        if !replay_notes.is_empty() {
+            writeln!(
+                out,
+                "  replay: the recorded run's settings are used: {}",
+                replay_notes.join(", ")
+            )?;
+        }
+        if replay_offline {
+            writeln!(
+                out,
+                "  replay: the recorded run asked no model (--llm none); it runs again offline with seed {seed}"
+            )?;
+        }
+        if resumed > 0 {
+            writeln!(
+                out,
+                "  resuming: {resumed} answer(s) recorded in {} by an earlier run are served first",
+                run_dir.join("llm").display()
+            )?;
         }
     }
     let mut all_accepted = true;
@@ -611,10 +775,20 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             None => Vec::new(),
         };
         pending.extend(crate::evolve_out::write_best(&run_dir, op, &run)?);
-        let accepted_into = if args.accept {
-            crate::evolve_out::accept_best(&manifest, &spec, op, &run)?
+        let replace = if args.replace {
+            agenticcann_evolve::pending::Replace::Any
         } else {
-            None
+            agenticcann_evolve::pending::Replace::Generated
+        };
+        // A refused accept (a hand-written entry in the way) leaves the result pending and the
+        // other ops running: it is reported, not fatal.
+        let (accepted_into, accept_problem) = if args.accept {
+            match crate::evolve_out::accept_best(&manifest, &spec, op, &run, replace) {
+                Ok(a) => (a, None),
+                Err(e) => (None, Some(format!("{e:#}"))),
+            }
+        } else {
+            (None, None)
         };
         let eager = agenticcann_build::synth::eager_time(
             op,
@@ -633,6 +807,9 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             }
             if let Some(a) = &accepted_into {
                 writeln!(out, "  accepted into the crate: {}", a.display())?;
+            }
+            if let Some(p) = &accept_problem {
+                writeln!(out, "  not accepted into the crate: {p}")?;
             }
         } else {
             let summary = run.agent.as_ref().map(Summary::of);
@@ -657,6 +834,8 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
                     offline_time_us,
                     offline_note: None,
                     pending: pending.iter().map(|p| p.display().to_string()).collect(),
+                    accepted_into: accepted_into.as_ref().map(|a| a.display().to_string()),
+                    accept_problem: accept_problem.clone(),
                     dir: run_dir.join(&op.name).display().to_string(),
                     search: Some(&table),
                 },
@@ -764,6 +943,8 @@ fn report_agent_only(
                 offline_time_us: offline.and_then(|o| o.as_ref().ok()).cloned(),
                 offline_note: offline.and_then(|o| o.as_ref().err()).cloned(),
                 pending: pending.iter().map(|p| p.display().to_string()).collect(),
+                accepted_into: None,
+                accept_problem: None,
                 dir: run_dir.join(&op.name).display().to_string(),
                 search: None,
             },

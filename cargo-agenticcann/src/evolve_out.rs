@@ -308,6 +308,7 @@ pub fn accept_best(
     spec: &agenticcann_build::spec::Spec,
     op: &OpSpec,
     run: &SearchRun,
+    replace: pending::Replace,
 ) -> Result<Option<PathBuf>> {
     if run.best().is_none() {
         return Ok(None);
@@ -322,5 +323,5 @@ pub fn accept_best(
             cache.display()
         );
     };
-    Ok(Some(pending::accept(&p, spec, manifest)?))
+    Ok(Some(pending::accept(&p, spec, manifest, replace)?))
 }

@@ -13,7 +13,7 @@ use agenticcann_build::store::{Entry, Store};
 use agenticcann_evolve::pending::{self, Comparison, FileDiff, Pending};
 use anyhow::{Context, Result};
 
-use crate::cli::{DecideArgs, MessageFormat, ReviewArgs};
+use crate::cli::{AcceptArgs, DecideArgs, MessageFormat, ReviewArgs};
 use crate::exit::Status;
 use crate::messages::{emit, DecideOp, PendingNote, ReviewCurrent, ReviewOp};
 use crate::select;
@@ -47,7 +47,7 @@ pub fn pending_note(root: &Path, op: &OpSpec, current: Option<&Entry>) -> Option
             let c = pending::compare(current, &p);
             let (speedup, basis) = match (c.vs_current, c.vs_baseline) {
                 (Some(s), _) => (Some(s), Some("current".to_string())),
-                (None, Some(s)) => (Some(s), Some("baseline".to_string())),
+                (None, Some(s)) => (Some(s), Some("offline seed".to_string())),
                 (None, None) => (None, None),
             };
             Some(PendingNote {
@@ -147,7 +147,7 @@ pub fn review(args: &ReviewArgs) -> Result<Status> {
         msg.meta = Some(&p.meta);
         match args.message_format {
             MessageFormat::Json => emit(&mut out, &msg)?,
-            MessageFormat::Human => render(&mut out, &msg, p)?,
+            MessageFormat::Human => render(&mut out, &msg, p, &decide_hint(&args.manifest))?,
         }
     }
     Ok(Status::of(ok))
@@ -194,7 +194,16 @@ fn ratio(r: Option<f64>) -> String {
     r.map_or(String::new(), |r| format!(" ({r:.2}x)"))
 }
 
-fn render(out: &mut impl Write, msg: &ReviewOp<'_>, p: &Pending) -> Result<()> {
+/// ` --manifest-path M` when the review named a manifest, so the printed accept / reject
+/// commands act on the same crate from any folder.
+fn decide_hint(m: &clap_cargo::Manifest) -> String {
+    match &m.manifest_path {
+        Some(p) => format!(" --manifest-path {}", p.display()),
+        None => String::new(),
+    }
+}
+
+fn render(out: &mut impl Write, msg: &ReviewOp<'_>, p: &Pending, hint: &str) -> Result<()> {
     let m = &p.meta;
     writeln!(out, "== {} (key {}) ==", msg.op, &msg.key[..16])?;
     writeln!(
@@ -285,7 +294,7 @@ fn render(out: &mut impl Write, msg: &ReviewOp<'_>, p: &Pending) -> Result<()> {
     }
     writeln!(
         out,
-        "accept with `cargo agenticcann accept {}`, drop with `cargo agenticcann reject {}`",
+        "accept with `cargo agenticcann accept{hint} {}`, drop with `cargo agenticcann reject{hint} {}`",
         msg.op, msg.op
     )?;
     Ok(())
@@ -304,7 +313,7 @@ fn render_profile(out: &mut impl Write, p: &Pending, c: &Comparison) -> Result<(
     for s in &c.shapes {
         writeln!(
             out,
-            "  {:<24} {:>10}  roofline {}  bound {:<5}  current {}{}  baseline {}{}",
+            "  {:<24} {:>10}  roofline {}  bound {:<5}  current {}{}  offline seed {}{}",
             s.dims,
             times(Some(s.time_us)),
             s.roofline_fraction
@@ -324,7 +333,7 @@ fn render_profile(out: &mut impl Write, p: &Pending, c: &Comparison) -> Result<(
         out,
         "speedup: {}, {} (geometric mean over the declared shapes)",
         part(c.vs_current, "current"),
-        part(c.vs_baseline, "baseline")
+        part(c.vs_baseline, "offline seed")
     )?;
     Ok(())
 }
@@ -332,7 +341,7 @@ fn render_profile(out: &mut impl Write, p: &Pending, c: &Comparison) -> Result<(
 /// What `accept` / `reject` do with one pending result.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Decision {
-    Accept,
+    Accept(pending::Replace),
     Reject,
 }
 
@@ -340,8 +349,13 @@ enum Decision {
 ///
 /// # Errors
 /// As [`review`] (exit 2).
-pub fn accept(args: &DecideArgs) -> Result<Status> {
-    decide(args, Decision::Accept)
+pub fn accept(args: &AcceptArgs) -> Result<Status> {
+    let replace = if args.replace {
+        pending::Replace::Any
+    } else {
+        pending::Replace::Generated
+    };
+    decide(&args.decide, Decision::Accept(replace))
 }
 
 /// `reject`: drop the pending results of the ops.
@@ -392,24 +406,26 @@ fn decide(args: &DecideArgs, decision: Decision) -> Result<Status> {
             }
             Ok(Some(p)) => {
                 let result = match decision {
-                    Decision::Accept => pending::accept_into(&p, &spec, &manifest).map(|a| {
-                        msg.action = "accepted".into();
-                        msg.entry = Some(a.entry.display().to_string());
-                        let pins: Vec<String> = a
-                            .pins
-                            .iter()
-                            .map(|pin| {
-                                format!(
-                                    "{}: {} = {} manifest {}",
-                                    a.lock.display(),
-                                    pin.name,
-                                    pin.key,
-                                    pin.manifest
-                                )
-                            })
-                            .collect();
-                        msg.lock = Some(pins.join("\n"));
-                    }),
+                    Decision::Accept(replace) => {
+                        pending::accept_into(&p, &spec, &manifest, replace).map(|a| {
+                            msg.action = "accepted".into();
+                            msg.entry = Some(a.entry.display().to_string());
+                            let pins: Vec<String> = a
+                                .pins
+                                .iter()
+                                .map(|pin| {
+                                    format!(
+                                        "{}: {} = {} manifest {}",
+                                        a.lock.display(),
+                                        pin.name,
+                                        pin.key,
+                                        pin.manifest
+                                    )
+                                })
+                                .collect();
+                            msg.lock = Some(pins.join("\n"));
+                        })
+                    }
                     Decision::Reject => pending::reject(&p).map(|()| {
                         msg.action = "rejected".into();
                     }),

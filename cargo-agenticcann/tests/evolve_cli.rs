@@ -194,7 +194,32 @@ fn llm_none_runs_the_offline_seed_and_the_tiling_search() {
         .unwrap()
         .collect();
     assert_eq!(pending.len(), 1);
-    assert!(root.join("run/progress.svg").is_file());
+    let svg = std::fs::read_to_string(root.join("run/progress.svg")).unwrap();
+    assert!(svg.contains("no tokens spent (no model)"), "{svg}");
+    // run.json records every setting that shapes the run.
+    let info: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("run/run.json")).unwrap()).unwrap();
+    assert_eq!(info["mode"], "none");
+    assert_eq!(info["generations"], 2);
+    assert_eq!(info["tiling_variants"], 2);
+    assert_eq!(info["tiling_search"], true);
+    assert_eq!(info["offline_seed"], true);
+
+    // A replay of it (without --llm none, other flags at their defaults) runs it again
+    // offline with the recorded settings: the same candidates.
+    let (code, out, err) = run(evolve(&root)
+        .arg("--replay")
+        .arg(root.join("run"))
+        .arg("--run-dir")
+        .arg(root.join("again")));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("replay: the recorded run asked no model (--llm none)"),
+        "{out}"
+    );
+    assert!(out.contains("--generations 2 (given 3)"), "{out}");
+    assert!(out.contains("--tiling-variants 2 (given 12)"), "{out}");
+    assert_eq!(candidate_lines(&root.join("again")), lines);
 }
 
 #[test]

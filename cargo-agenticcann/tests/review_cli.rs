@@ -202,8 +202,13 @@ fn review_shows_diff_and_speedup_then_accept_writes_the_crate_entry() {
     assert!(stdout.contains(&format!("\n-{only_old}\n")), "{stdout}");
     assert!(
         stdout.contains(&format!(
-            "speedup: {expected:.2}x vs current, {expected:.2}x vs baseline"
+            "speedup: {expected:.2}x vs current, {expected:.2}x vs offline seed"
         )),
+        "{stdout}"
+    );
+    // The printed commands act on the crate reviewed, from any folder.
+    assert!(
+        stdout.contains("accept with `cargo agenticcann accept --manifest-path "),
         "{stdout}"
     );
     assert!(
@@ -293,6 +298,34 @@ fn review_shows_diff_and_speedup_then_accept_writes_the_crate_entry() {
         stdout.contains("add_f16: not done: no pending result"),
         "{stdout}"
     );
+}
+
+#[test]
+fn accept_keeps_a_hand_written_kernel_unless_replace_is_given() {
+    let (root, spec) = crate_at("hand");
+    let op = spec.op("add_f16").unwrap();
+    let mut hand = offline(&spec).draft(op);
+    hand.provenance = Provenance::new(Proposer::Hand);
+    let current = write_entry(&spec.kernels_dir(), &hand).unwrap();
+    let before = std::fs::read(current.manifest_path()).unwrap();
+    let dir = record_pending(&root, &spec);
+
+    let (code, stdout, stderr) = run(cmd(&root, "accept"));
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("add_f16: not done: ") && stdout.contains("hand-written"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--replace"), "{stdout}");
+    assert_eq!(std::fs::read(current.manifest_path()).unwrap(), before);
+    assert!(!lock::lock_path_of(&root.join("Cargo.toml")).exists());
+    assert!(dir.exists(), "the result stays pending");
+
+    let (code, stdout, stderr) = run(cmd(&root, "accept").arg("--replace"));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let entry = Entry::load(&spec.kernels_dir().join(op.key().to_hex())).unwrap();
+    assert_eq!(entry.manifest.provenance.proposer, Proposer::Llm);
+    assert!(!dir.exists());
 }
 
 #[test]

@@ -55,16 +55,16 @@ pub fn open(
 
 /// The model of a run that may be resuming: as [`open`] with `record_dir`, but the answers
 /// already recorded there are served first ([`Resume`]), so running an interrupted command
-/// again asks the endpoint only what the first run did not get an answer to.
+/// again asks the endpoint only what the first run did not get an answer to. Returns the model
+/// and how many recorded answers it will serve first (0: a fresh run).
 pub fn open_resumable(
     settings: &Settings,
     record_dir: &std::path::Path,
-) -> Result<Box<dyn ChatModel>, LlmError> {
+) -> Result<(Box<dyn ChatModel>, usize), LlmError> {
     let client = LlmClient::from_settings(settings)?;
-    Ok(with_protocol(
-        Resume::new(client, record_dir)?,
-        settings.tool_protocol,
-    ))
+    let resume = Resume::new(client, record_dir)?;
+    let recorded = resume.remaining();
+    Ok((with_protocol(resume, settings.tool_protocol), recorded))
 }
 
 /// The model of `--replay DIR`: the recording in `dir` (no network) behind `protocol`, which

@@ -1009,7 +1009,7 @@ impl Loop<'_> {
         let mut children: Vec<Child> = Vec::new();
         let guard = self.cfg.mode.guarded();
         if let Some(model) = self.model {
-            for &pid in &parents {
+            for pid in self.prompt_parents(&parents, guard) {
                 if self.stop.is_some() {
                     break;
                 }
@@ -1109,6 +1109,38 @@ impl Loop<'_> {
         }
         self.judge_children(batch, children)?;
         Ok(())
+    }
+
+    /// The parents a model is asked to mutate. Under the drift guard a model's child must
+    /// keep its parent's skeleton, and a kernel the model did not write (the offline seed, its
+    /// tiling variants) is one it tends to rewrite: measured, such children were
+    /// drift-rejected after their tokens were spent. So when guarded, parents not written by
+    /// a model are replaced by the best model-written kernels not chosen yet (the same count);
+    /// with no model-written kernel at all the parents stay as selected. The offline seed
+    /// stays a parent of the token-free tiling search either way.
+    fn prompt_parents(&self, parents: &[usize], guard: bool) -> Vec<usize> {
+        if !guard {
+            return parents.to_vec();
+        }
+        let mut out: Vec<usize> = parents
+            .iter()
+            .copied()
+            .filter(|&p| self.pop.model_written(p))
+            .collect();
+        for ind in self.pop.ranked() {
+            if out.len() >= parents.len() {
+                break;
+            }
+            let id = ind.line.id;
+            if !out.contains(&id) && self.pop.model_written(id) {
+                out.push(id);
+            }
+        }
+        if out.is_empty() {
+            parents.to_vec()
+        } else {
+            out
+        }
     }
 
     /// Books an agent run: its tokens under `phase`, its knowledge, its tool calls' time as

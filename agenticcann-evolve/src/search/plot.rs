@@ -12,22 +12,24 @@ const COLORS: [&str; 6] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
 ];
 
-/// One panel: polylines over generations 1..=n with a y range from 0 to `ymax`.
+/// One panel: polylines over generations 1..=n with a y range from 0 to `ymax`; axis labels
+/// are written by `label`. A panel whose values are all zero (or absent) says `empty`
+/// instead of drawing an axis of zeros.
 fn panel(
     s: &mut String,
     top: f64,
     title: &str,
-    unit: &str,
+    label: fn(f64) -> String,
     series: &[(&str, Vec<Option<f64>>)],
     generations: usize,
+    empty: &str,
 ) {
     let (left, width, height) = (70.0, 520.0, 180.0);
-    let ymax = series
+    let peak = series
         .iter()
         .flat_map(|(_, v)| v.iter().flatten())
-        .fold(0.0f64, |a, b| a.max(*b))
-        .max(1e-9)
-        * 1.1;
+        .fold(0.0f64, |a, b| a.max(*b));
+    let ymax = peak.max(1e-9) * 1.1;
     let _ = writeln!(
         s,
         r#"<text x="{left}" y="{}" font-size="13" font-weight="bold">{}</text>"#,
@@ -38,14 +40,24 @@ fn panel(
         s,
         r##"<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" stroke="#888"/>"##
     );
+    if peak <= 0.0 {
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="#555">{}</text>"##,
+            left + width / 2.0,
+            top + height / 2.0,
+            esc(empty)
+        );
+        return;
+    }
     for k in 0..=4 {
         let v = ymax * f64::from(k) / 4.0;
         let y = top + height - height * f64::from(k) / 4.0;
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{y:.1}" font-size="10" text-anchor="end">{v:.3} {}</text>"#,
+            r#"<text x="{}" y="{y:.1}" font-size="10" text-anchor="end">{}</text>"#,
             left - 4.0,
-            esc(unit)
+            esc(&label(v))
         );
     }
     let n = generations.max(1);
@@ -130,18 +142,59 @@ pub fn progress_svg(ops: &[(&str, &[GenerationLine])]) -> String {
         &mut s,
         40.0,
         "Best modelled time per generation (relative to generation 1)",
-        "x",
+        |v| format!("{v:.3}x"),
         &rel,
         generations,
+        "no feasible kernel",
     );
     panel(
         &mut s,
         300.0,
         "Tokens spent per generation",
-        "tok",
+        |v| format!("{v:.0} tok"),
         &tok,
         generations,
+        "no tokens spent (no model)",
     );
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(generation: u32, best_us: Option<f64>, generation_tokens: u64) -> GenerationLine {
+        GenerationLine {
+            generation,
+            best_us,
+            best_id: None,
+            candidates: 0,
+            tokens: 0,
+            generation_tokens,
+        }
+    }
+
+    #[test]
+    fn a_run_without_tokens_says_so_and_token_axes_are_whole_numbers() {
+        let offline = [line(1, Some(10.0), 0), line(2, Some(8.0), 0)];
+        let svg = progress_svg(&[("rms_norm", &offline)]);
+        assert!(svg.contains("no tokens spent (no model)"), "{svg}");
+        assert!(!svg.contains(" tok<"), "{svg}");
+        // The time panel: relative to generation 1, three decimals.
+        assert!(svg.contains(">1.100x<"), "{svg}");
+
+        let model = [line(1, Some(10.0), 1000), line(2, Some(9.0), 500)];
+        let svg = progress_svg(&[("add", &model)]);
+        assert!(!svg.contains("no tokens spent"), "{svg}");
+        assert!(svg.contains(">1100 tok<"), "{svg}");
+        assert!(!svg.contains(".000 tok"), "{svg}");
+    }
+
+    #[test]
+    fn a_run_without_a_feasible_kernel_says_so() {
+        let none = [line(1, None, 300)];
+        let svg = progress_svg(&[("x", &none)]);
+        assert!(svg.contains("no feasible kernel"), "{svg}");
+    }
 }

@@ -408,6 +408,39 @@ impl Population {
             })
     }
 
+    /// Whether `id`'s structure was written by a model: a model phase (`init`, `single`,
+    /// `mutation`, `repair`, `tuning`), or a tiling variant of such a kernel. The offline seed
+    /// and its tiling variants are not.
+    pub fn model_written(&self, id: usize) -> bool {
+        let mut cur = self.get(id);
+        // Parents have smaller ids, so the walk ends.
+        while let Some(ind) = cur {
+            match ind.line.phase.as_str() {
+                "tiling" => cur = ind.line.parent.and_then(|p| self.get(p)),
+                "offline" => return false,
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// The accepted individuals, best first (ties: the earlier one).
+    pub fn ranked(&self) -> Vec<&Individual> {
+        let mut v: Vec<&Individual> = self
+            .all
+            .iter()
+            .filter(|i| i.line.fitness.is_some())
+            .collect();
+        v.sort_by(|a, b| {
+            a.line
+                .fitness
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.line.fitness.unwrap_or(f64::INFINITY))
+                .then(a.line.id.cmp(&b.line.id))
+        });
+        v
+    }
+
     /// The parents of the next generation on `island`: at most `n`, the island's best
     /// first, then one per niche not chosen yet (by fitness), then the best of the rest.
     pub fn select(&self, island: usize, n: usize) -> Vec<usize> {
