@@ -676,6 +676,81 @@ __aicore__ void bypass_out_of_bounds(GM_ADDR x, GM_ADDR, GM_ADDR) {
   (void)ReadGmByPassDCache((__gm__ float*)x + (1 << 20));  // expect: gm_out_of_bounds
 }
 
+// ---------------------------------------------------------------- CMPMASK register: Compare, GetCmpMask, SetCmpMask, Select
+// y[0, 64) = x < 10 ? x : 100 (Compare into the register, Select mode 0 from it);
+// y[64, 72) = the register's 16 bytes (GetCmpMask) and 16 zero bytes, as raw float bits;
+// y[128, 256) = x > 10 ? x : 7 (Select mode 1, the scalar 7 loaded with SetCmpMask).
+__aicore__ void cmpmask_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, cb, ob, mb, sb, selb;
+  pipe.InitBuffer(xb, 128 * sizeof(float));
+  pipe.InitBuffer(cb, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 128 * sizeof(float));
+  pipe.InitBuffer(mb, 128);
+  pipe.InitBuffer(sb, 32);
+  pipe.InitBuffer(selb, 32);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> xs = xb.Get<float>(), cs = cb.Get<float>(), o = ob.Get<float>(), sc = sb.Get<float>();
+  LocalTensor<uint8_t> m = mb.Get<uint8_t>(), sel = selb.Get<uint8_t>();
+  DataCopy(xs, xg, 128);
+  Duplicate(cs, 10.0f, 64);
+  Duplicate(cs[64], 100.0f, 64);
+  Duplicate(mb.Get<float>(), 0.0f, 32);
+  Duplicate(sc, 7.0f, 8);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  BinaryRepeatParams rp = {1, 1, 1, 8, 8, 8};
+  Compare(xs, cs, CMPMODE::LT, 64, rp);
+  GetCmpMask(m);
+  SetVectorMask<float>(64);
+  Select<float, SELMODE::VSEL_CMPMASK_SPR>(o, xs, cs[64], 1, rp);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  DataCopy(yg[64], mb.Get<float>(), 8);
+  Compare(sel, xs, cs, CMPMODE::GT, 64, 2, {1, 1, 1, 8, 8, 0});  // both repeats against cs[0, 64) = 10
+  SetCmpMask(sc);
+  SetVectorMask<float>(64);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Select(o, sel, xs, 2, rp);
+  ResetMask();
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[128], o, 128);
+}
+
+// GetCmpMask into a tensor 8 bytes into its buffer: the store needs 16-byte alignment.
+__aicore__ void cmpmask_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, mb;
+  pipe.InitBuffer(xb, 64 * sizeof(float));
+  pipe.InitBuffer(mb, 256);
+  LocalTensor<float> xs = xb.Get<float>();
+  Duplicate(xs, 1.0f, 64);
+  Compare(xs, xs, CMPMODE::EQ, 64, {1, 1, 1, 8, 8, 8});
+  GetCmpMask(mb.Get<uint8_t>()[8]);  // expect: ub_misaligned
+}
+
+// Select mode 0 reads the register: values from a Compare over uninitialized UB taint it.
+__aicore__ void cmpmask_uninit(GM_ADDR, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, ob;
+  pipe.InitBuffer(xb, 64 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> yg;
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> xs = xb.Get<float>(), o = ob.Get<float>();
+  Duplicate(o, 1.0f, 64);
+  Compare(xs, o, CMPMODE::LT, 64, {1, 1, 1, 8, 8, 8});  // xs never written
+  Select<float, SELMODE::VSEL_CMPMASK_SPR>(o, o, o, 1, {1, 1, 1, 8, 8, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);  // expect: ub_uninitialized_read
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -781,6 +856,22 @@ bool check_log(const float* y) {
   return true;
 }
 
+bool check_cmpmask(const float* y) {
+  for (uint32_t i = 0; i < 64; i++)
+    if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
+  uint8_t bytes[32];
+  std::memcpy(bytes, y + 64, 32);
+  for (uint32_t i = 0; i < 128; i++) {
+    bool bit = (bytes[i / 8] >> (i % 8)) & 1;
+    if (bit != (i < 64 && xval(i) < 10)) return false;
+  }
+  for (uint32_t i = 16; i < 32; i++)
+    if (bytes[i] != 0) return false;
+  for (uint32_t i = 0; i < 128; i++)
+    if (!near(y[128 + i], xval(i) > 10 ? xval(i) : 7.0f)) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -829,6 +920,9 @@ const Case kCases[] = {
     {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},
     {"copy_repeat_too_big", copy_repeat_too_big, 1, nullptr},
     {"bypass_out_of_bounds", bypass_out_of_bounds, 1, nullptr},
+    {"cmpmask_ok", cmpmask_ok, 1, check_cmpmask},
+    {"cmpmask_misaligned", cmpmask_misaligned, 1, nullptr},
+    {"cmpmask_uninit", cmpmask_uninit, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

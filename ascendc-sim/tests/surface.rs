@@ -148,6 +148,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "list_ok",
         "copy_bypass_ok",
         "gatherb_ok",
+        "cmpmask_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -172,6 +173,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "list_ok",
         "copy_bypass_ok",
         "gatherb_ok",
+        "cmpmask_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

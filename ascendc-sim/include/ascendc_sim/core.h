@@ -115,6 +115,10 @@ struct CoreContext {
   bool counter_mode = false;
   uint64_t mask[2] = {~0ull, ~0ull};
   uint64_t cmpmask[2] = {0, 0};  // CMPMASK register (Compare without dst; Select mode 0)
+  uint64_t cmpmask_init[2] = {0, 0};  // its shadow: bit i set = bit i derives from initialized data
+  // DataCopyPad's pad-value register (SetPadValue; DataCopyPad with isPad writes it too).
+  bool pad_reg_set = false;
+  uint8_t pad_reg[8] = {};
   double acc_val = 0;            // GetAccVal
   double reduce_max_min[2] = {0, 0};
 
