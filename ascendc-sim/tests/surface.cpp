@@ -751,6 +751,44 @@ __aicore__ void cmpmask_uninit(GM_ADDR, GM_ADDR y, GM_ADDR) {
   DataCopy(yg, o, 64);  // expect: ub_uninitialized_read
 }
 
+// ---------------------------------------------------------------- SetPadValue
+// 4 rows of 31 floats, each padded on the right to 32: y[0, 128) with SetPadValue(37) and
+// isPad = false; y[128, 256) with isPad = true and paddingValue -1 (it loads the register);
+// y[256, 384) isPad = false again: the register now holds -1.
+__aicore__ void pad_value_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECIN> b;
+  pipe.InitBuffer(b, 384 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopyExtParams cp{4, 31 * sizeof(float), 0, 0, 0};
+  SetPadValue(37.0f);
+  DataCopyPad(t, xg, cp, {false, 0, 1, 0.0f});
+  DataCopyPad(t[128], xg, cp, {true, 0, 1, -1.0f});
+  DataCopyPad(t[256], xg, cp, {false, 0, 1, 5.0f});  // isPad false: its value is not used
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 384);
+}
+
+// Without SetPadValue (and no earlier isPad copy) the pad lane is undefined: copying the
+// padded rows out reads it.
+__aicore__ void pad_value_unset(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECIN> b;
+  pipe.InitBuffer(b, 128 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopyPad(t, xg, {4, 31 * sizeof(float), 0, 0, 0}, {false, 0, 1, 0.0f});
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 128);  // expect: ub_uninitialized_read
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -872,6 +910,15 @@ bool check_cmpmask(const float* y) {
   return true;
 }
 
+bool check_pad_value(const float* y) {
+  const float pads[3] = {37.0f, -1.0f, -1.0f};
+  for (uint32_t p = 0; p < 3; p++)
+    for (uint32_t r = 0; r < 4; r++)
+      for (uint32_t j = 0; j < 32; j++)
+        if (!near(y[128 * p + 32 * r + j], j < 31 ? xval(31 * r + j) : pads[p])) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -923,6 +970,8 @@ const Case kCases[] = {
     {"cmpmask_ok", cmpmask_ok, 1, check_cmpmask},
     {"cmpmask_misaligned", cmpmask_misaligned, 1, nullptr},
     {"cmpmask_uninit", cmpmask_uninit, 1, nullptr},
+    {"pad_value_ok", pad_value_ok, 1, check_pad_value},
+    {"pad_value_unset", pad_value_unset, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

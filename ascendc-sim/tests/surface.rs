@@ -149,6 +149,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "copy_bypass_ok",
         "gatherb_ok",
         "cmpmask_ok",
+        "pad_value_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -174,6 +175,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "copy_bypass_ok",
         "gatherb_ok",
         "cmpmask_ok",
+        "pad_value_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

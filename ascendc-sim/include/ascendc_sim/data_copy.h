@@ -217,6 +217,26 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
                                     p.dstStride.wide(), loc);
 }
 
+// ---- SetPadValue ----
+/// Sets DataCopyPad's pad-value register (GM -> VECIN/VECOUT copies; vendor page
+/// "SetPadValue(ISASI)": T is the type the copy moves, pos VECIN, VECOUT or MAX = either).
+/// It applies to every later GM->UB DataCopyPad of the core that requests left/right
+/// padding without isPad; a copy with isPad overwrites the register with its own
+/// paddingValue (see pad_gm_to_ub). A scalar register write: one scalar instruction.
+template <typename T, TPosition pos = TPosition::MAX>
+inline void SetPadValue(T paddingValue, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX (the GM->UB DataCopyPad paths)");
+  static_assert(sizeof(T) <= 8, "SetPadValue: the pad value is at most 8 bytes");
+  auto& c = ascendc_sim::ctx("SetPadValue");
+  ascendc_sim::dma::check_dtype_soc<T>("SetPadValue", loc);
+  ascendc_sim::check_pad_soc("SetPadValue", loc);
+  c.pad_reg_set = true;
+  std::memset(c.pad_reg, 0, sizeof c.pad_reg);
+  std::memcpy(c.pad_reg, &paddingValue, sizeof(T));
+  c.rec->scalar(1);
+}
+
 // ---- DataCopyPad ----
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
