@@ -789,6 +789,85 @@ __aicore__ void pad_value_unset(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg, t, 128);  // expect: ub_uninitialized_read
 }
 
+// ---------------------------------------------------------------- TBufPool / TPipe::InitBufPool
+// Two stages on the same UB bytes: pool1 runs y[0, kN) = x + 1 through VECIN/VECOUT queues,
+// is Reset, then pool2 (sharing pool1's bytes) runs y[kN, 2 kN) = 3 x with a sub-pool's TBuf
+// and one of its own.
+__aicore__ void tbufpool_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC> pool1, pool2;
+  TBufPool<TPosition::VECCALC, 2> sub;
+  pipe.InitBufPool(pool1, 2 * kN * sizeof(float));
+  pipe.InitBufPool(pool2, 2 * kN * sizeof(float), pool1);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  TQue<TPosition::VECIN, 1> qin;
+  TQue<TPosition::VECOUT, 1> qout;
+  pool1.InitBuffer(qin, 1, kN * sizeof(float));
+  pool1.InitBuffer(qout, 1, kN * sizeof(float));
+  LocalTensor<float> a = qin.AllocTensor<float>();
+  DataCopy(a, xg, kN);
+  qin.EnQue(a);
+  a = qin.DeQue<float>();
+  LocalTensor<float> o = qout.AllocTensor<float>();
+  Adds(o, a, 1.0f, kN);
+  qin.FreeTensor(a);
+  qout.EnQue(o);
+  o = qout.DeQue<float>();
+  DataCopy(yg, o, kN);
+  qout.FreeTensor(o);
+  pool1.Reset();
+  TBuf<TPosition::VECCALC> tin, tout;
+  pool2.InitBufPool(sub, kN * sizeof(float));
+  sub.InitBuffer(tin, kN * sizeof(float));
+  pool2.InitBuffer(tout, kN * sizeof(float));
+  LocalTensor<float> s = tin.Get<float>(), r = tout.Get<float>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(r, s, 3.0f, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[kN], r, kN);
+  pool2.Reset();
+}
+
+// Two 1 KiB buffers from a 1 KiB pool.
+__aicore__ void tbufpool_overflow(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECIN> pool;
+  pipe.InitBufPool(pool, 1024);
+  TQue<TPosition::VECIN, 2> q;
+  pool.InitBuffer(q, 2, 1024);  // expect: ub_capacity_exceeded
+}
+
+// A pool of one buffer id asked for two buffers.
+__aicore__ void tbufpool_ids_exceeded(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC, 1> pool;
+  pipe.InitBufPool(pool, 4096);
+  TBuf<TPosition::VECCALC> a, b;
+  pool.InitBuffer(a, 256);
+  pool.InitBuffer(b, 256);  // expect: pipe_buffers_exceeded
+}
+
+// Switching to a pool that shares the bytes without Reset of the first: pool1's TBuf is
+// still live where pool2's copy lands.
+__aicore__ void tbufpool_no_reset(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC> pool1, pool2;
+  pipe.InitBufPool(pool1, 1024);
+  pipe.InitBufPool(pool2, 1024, pool1);
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  TBuf<TPosition::VECCALC> t1, t2;
+  pool1.InitBuffer(t1, 1024);
+  DataCopy(t1.Get<float>(), xg, 256);
+  pool2.InitBuffer(t2, 1024);
+  DataCopy(t2.Get<float>(), xg, 256);  // expect: ub_overlap_in_flight
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -919,6 +998,12 @@ bool check_pad_value(const float* y) {
   return true;
 }
 
+bool check_tbufpool(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], xval(i) + 1) || !near(y[kN + i], 3 * xval(i))) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -972,6 +1057,10 @@ const Case kCases[] = {
     {"cmpmask_uninit", cmpmask_uninit, 1, nullptr},
     {"pad_value_ok", pad_value_ok, 1, check_pad_value},
     {"pad_value_unset", pad_value_unset, 1, nullptr},
+    {"tbufpool_ok", tbufpool_ok, 1, check_tbufpool},
+    {"tbufpool_overflow", tbufpool_overflow, 1, nullptr},
+    {"tbufpool_ids_exceeded", tbufpool_ids_exceeded, 1, nullptr},
+    {"tbufpool_no_reset", tbufpool_no_reset, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

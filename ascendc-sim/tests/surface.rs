@@ -150,6 +150,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "gatherb_ok",
         "cmpmask_ok",
         "pad_value_ok",
+        "tbufpool_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -176,6 +177,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "gatherb_ok",
         "cmpmask_ok",
         "pad_value_ok",
+        "tbufpool_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
