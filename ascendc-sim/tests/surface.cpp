@@ -4,6 +4,7 @@
 //
 // Usage: surface        every case, one JSON line each:
 //        {"name":...,"values_ok":true|false|null,"result":<LaunchResult JSON>}
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -868,6 +869,70 @@ __aicore__ void tbufpool_no_reset(GM_ADDR x, GM_ADDR, GM_ADDR) {
   DataCopy(t2.Get<float>(), xg, 256);  // expect: ub_overlap_in_flight
 }
 
+// ---------------------------------------------------------------- Sort32 / MrgSort
+// y[0, 256): the 128 (score, index) structures of x[0, 128) with indices 0..127, sorted
+// descending: Sort32 sorts 4 groups of 32, MrgSort merges the 4 lists. y[256, 320): Sort32 of
+// the first 32 scores as half (half score, 2 reserved bytes, index).
+__aicore__ void sort_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb, ob, hb, hob;
+  pipe.InitBuffer(sb, 128 * sizeof(float));
+  pipe.InitBuffer(ib, 128 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 256 * sizeof(float));
+  pipe.InitBuffer(ob, 256 * sizeof(float));
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(hob, 64 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> idx = ib.Get<int32_t>();
+  LocalTensor<half> h = hb.Get<half>();
+  LocalTensor<half> ho = hob.Get<half>();
+  DataCopy(s, xg, 128);
+  CreateVecIndex(idx, int32_t(0), 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Sort32(w, s, idx.ReinterpretCast<uint32_t>(), 4);
+  uint16_t lens[4] = {32, 32, 32, 32};
+  MrgSort4Info info(lens, false, 15, 1);
+  MrgSortSrcList<float> list(w[0], w[64], w[128], w[192]);
+  MrgSort(o, list, info);
+  Cast(h, s, RoundMode::CAST_NONE, 128);
+  Sort32(ho, h, idx.ReinterpretCast<uint32_t>(), 1);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 256);
+  DataCopy(yg[256], hob.Get<float>(), 64);
+}
+
+// validBit 5 is no list count.
+__aicore__ void mrgsort_bad_valid_bit(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> wb, ob;
+  pipe.InitBuffer(wb, 256 * sizeof(float));
+  pipe.InitBuffer(ob, 256 * sizeof(float));
+  LocalTensor<float> w = wb.Get<float>(), o = ob.Get<float>();
+  Duplicate(w, 0.0f, 256);
+  uint16_t lens[4] = {32, 32, 32, 32};
+  MrgSortSrcList<float> list(w[0], w[64], w[128], w[192]);
+  MrgSort(o, list, MrgSort4Info(lens, false, 5, 1));  // expect: field_out_of_range
+}
+
+// Sort32 of 4 groups into a destination of 2 groups' structures.
+__aicore__ void sort32_dst_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb;
+  pipe.InitBuffer(sb, 128 * sizeof(float));
+  pipe.InitBuffer(ib, 128 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 128 * sizeof(float));
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>();
+  LocalTensor<uint32_t> idx = ib.Get<uint32_t>();
+  Duplicate(s, 1.0f, 128);
+  Duplicate(idx, uint32_t(0), 128);
+  Sort32(w, s, idx, 4);  // expect: ub_out_of_range
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -1004,6 +1069,33 @@ bool check_tbufpool(const float* y) {
   return true;
 }
 
+// Descending stable order of the first n scores; structures as (score bits, index).
+bool check_sorted_structs(const uint8_t* y, uint32_t n, bool half_scores) {
+  std::vector<uint32_t> ord(n);
+  for (uint32_t i = 0; i < n; i++) ord[i] = i;
+  std::stable_sort(ord.begin(), ord.end(), [](uint32_t a, uint32_t b) { return xval(a) > xval(b); });
+  for (uint32_t k = 0; k < n; k++) {
+    const uint8_t* e = y + 8 * k;
+    uint32_t idx;
+    std::memcpy(&idx, e + 4, 4);
+    float sc;
+    if (half_scores) {
+      half h;
+      std::memcpy(&h, e, 2);
+      sc = float(h);
+      if (e[2] != 0 || e[3] != 0) return false;
+    } else {
+      std::memcpy(&sc, e, 4);
+    }
+    if (idx != ord[k] || sc != xval(ord[k])) return false;
+  }
+  return true;
+}
+bool check_sort(const float* y) {
+  return check_sorted_structs(reinterpret_cast<const uint8_t*>(y), 128, false) &&
+         check_sorted_structs(reinterpret_cast<const uint8_t*>(y + 256), 32, true);
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -1061,6 +1153,9 @@ const Case kCases[] = {
     {"tbufpool_overflow", tbufpool_overflow, 1, nullptr},
     {"tbufpool_ids_exceeded", tbufpool_ids_exceeded, 1, nullptr},
     {"tbufpool_no_reset", tbufpool_no_reset, 1, nullptr},
+    {"sort_ok", sort_ok, 1, check_sort},
+    {"mrgsort_bad_valid_bit", mrgsort_bad_valid_bit, 1, nullptr},
+    {"sort32_dst_too_small", sort32_dst_too_small, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

@@ -151,6 +151,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "cmpmask_ok",
         "pad_value_ok",
         "tbufpool_ok",
+        "sort_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -178,6 +179,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "cmpmask_ok",
         "pad_value_ok",
         "tbufpool_ok",
+        "sort_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
