@@ -933,6 +933,66 @@ __aicore__ void sort32_dst_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
   Sort32(w, s, idx, 4);  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- Transpose / TransDataTo5HD
+// As half: y[0, 256) = the 16x16 transpose of x[0, 256); y[256, 768) = TransDataTo5HD of
+// x[0, 512) read as C = 16 planes of H x W = 2 x 16 (NCHW) into (H W, C0 = 16).
+__aicore__ void transpose_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, hb, tb, ob;
+  pipe.InitBuffer(fb, 512 * sizeof(float));
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(tb, 256 * sizeof(half));
+  pipe.InitBuffer(ob, 512 * sizeof(half));
+  GlobalTensor<float> xg;
+  GlobalTensor<half> yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ half*)y);
+  LocalTensor<float> f = fb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), t = tb.Get<half>(), o = ob.Get<half>();
+  DataCopy(f, xg, 512);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Cast(h, f, RoundMode::CAST_NONE, 512);
+  Transpose(t, h);
+  uint64_t dsts[16], srcs[16];
+  for (int i = 0; i < 16; i++) {
+    dsts[i] = o[16 * i].GetPhyAddr();
+    srcs[i] = h[32 * i].GetPhyAddr();
+  }
+  TransDataTo5HDParams p(false, false, 2, 16, 1);
+  TransDataTo5HD<half>(dsts, srcs, p);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 256);
+  DataCopy(yg[256], o, 512);
+}
+
+__aicore__ void transpose_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, tb;
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(tb, 256 * sizeof(half));
+  LocalTensor<half> h = hb.Get<half>(), t = tb.Get<half>();
+  Duplicate(h, half(1.0f), 512);
+  Transpose(t, h[8]);  // expect: ub_misaligned
+}
+
+// An address list entry that is no UB address.
+__aicore__ void to5hd_bad_address(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, ob;
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(ob, 512 * sizeof(half));
+  LocalTensor<half> h = hb.Get<half>(), o = ob.Get<half>();
+  uint64_t dsts[16], srcs[16];
+  for (int i = 0; i < 16; i++) {
+    dsts[i] = o[16 * i].GetPhyAddr();
+    srcs[i] = h[32 * i].GetPhyAddr();
+  }
+  srcs[3] = 32 * 3;  // a UB offset, not the GetPhyAddr value
+  TransDataTo5HD<half>(dsts, srcs, {false, false, 2, 16, 1});  // expect: ub_out_of_range
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -1096,6 +1156,17 @@ bool check_sort(const float* y) {
          check_sorted_structs(reinterpret_cast<const uint8_t*>(y + 256), 32, true);
 }
 
+bool check_transpose(const float* y) {
+  const half* h = reinterpret_cast<const half*>(y);
+  for (uint32_t i = 0; i < 16; i++)
+    for (uint32_t j = 0; j < 16; j++)
+      if (float(h[j * 16 + i]) != xval(i * 16 + j)) return false;
+  for (uint32_t hw = 0; hw < 32; hw++)
+    for (uint32_t c = 0; c < 16; c++)
+      if (float(h[256 + hw * 16 + c]) != xval(c * 32 + hw)) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -1156,6 +1227,9 @@ const Case kCases[] = {
     {"sort_ok", sort_ok, 1, check_sort},
     {"mrgsort_bad_valid_bit", mrgsort_bad_valid_bit, 1, nullptr},
     {"sort32_dst_too_small", sort32_dst_too_small, 1, nullptr},
+    {"transpose_ok", transpose_ok, 1, check_transpose},
+    {"transpose_misaligned", transpose_misaligned, 1, nullptr},
+    {"to5hd_bad_address", to5hd_bad_address, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

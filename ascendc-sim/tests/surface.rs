@@ -152,6 +152,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "pad_value_ok",
         "tbufpool_ok",
         "sort_ok",
+        "transpose_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -180,6 +181,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "pad_value_ok",
         "tbufpool_ok",
         "sort_ok",
+        "transpose_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
