@@ -993,6 +993,60 @@ __aicore__ void to5hd_bad_address(GM_ADDR, GM_ADDR, GM_ADDR) {
   TransDataTo5HD<half>(dsts, srcs, {false, false, 2, 16, 1});  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- int4b_t
+// h = half(x - 12) for x[0, 128); y[0, 16) (as bytes) = h cast to int4b_t with CAST_RINT,
+// packed two per byte; y[16, 80) (as half) = those int4 values cast back to half; y[80] =
+// GetSize of the int4b_t view of a 64-byte int8_t tensor; y[96, 112) = the mask-form cast
+// with CAST_CEIL (the vendor example's parameters).
+__aicore__ void int4_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, hb, qb, q2b, bb;
+  pipe.InitBuffer(fb, 128 * sizeof(float));
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(qb, 64);
+  pipe.InitBuffer(q2b, 64);
+  pipe.InitBuffer(bb, 128 * sizeof(half));
+  GlobalTensor<float> xg, yg;
+  GlobalTensor<int8_t> yb;
+  GlobalTensor<half> yh;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  yb.SetGlobalBuffer((__gm__ int8_t*)y);
+  yh.SetGlobalBuffer((__gm__ half*)y);
+  LocalTensor<float> f = fb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), back = bb.Get<half>();
+  LocalTensor<int8_t> q8 = qb.Get<int8_t>(), q28 = q2b.Get<int8_t>();
+  LocalTensor<int4b_t> q4 = q8.ReinterpretCast<int4b_t>(), q24 = q28.ReinterpretCast<int4b_t>();
+  DataCopy(f, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(f, f, -12.0f, 128);
+  Cast(h, f, RoundMode::CAST_NONE, 128);
+  Cast(q4, h, RoundMode::CAST_RINT, 128);
+  Cast(back, q4, RoundMode::CAST_NONE, 128);
+  Cast<int4b_t, half>(q24, h, RoundMode::CAST_CEIL, 128, 1, {1, 1, 2, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yb, q8, 64);
+  DataCopy(yh[32], back, 128);
+  DataCopy(yb[384], q28, 64);
+  SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  yg.SetValue(80, float(q4.GetSize()));
+}
+
+// A Cast to int4b_t of an odd count of elements.
+__aicore__ void int4_odd_count(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, qb;
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(qb, 64);
+  LocalTensor<half> h = hb.Get<half>();
+  LocalTensor<int4b_t> q4 = qb.Get<int8_t>().ReinterpretCast<int4b_t>();
+  Duplicate(h, half(1.0f), 128);
+  Cast(q4, h, RoundMode::CAST_RINT, 127);  // expect: field_out_of_range
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -1167,6 +1221,24 @@ bool check_transpose(const float* y) {
   return true;
 }
 
+int int4_of(float v, bool ceil_mode) {
+  float r = ceil_mode ? std::ceil(v) : std::nearbyint(v);
+  return int(std::max(-8.0f, std::min(7.0f, r)));
+}
+bool check_int4(const float* y) {
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(y);
+  const half* h = reinterpret_cast<const half*>(y);
+  for (uint32_t k = 0; k < 64; k++) {
+    int lo = int4_of(xval(2 * k) - 12, false), hi = int4_of(xval(2 * k + 1) - 12, false);
+    if (b[k] != uint8_t((lo & 0xF) | ((hi & 0xF) << 4))) return false;
+    int clo = int4_of(xval(2 * k) - 12, true), chi = int4_of(xval(2 * k + 1) - 12, true);
+    if (b[384 + k] != uint8_t((clo & 0xF) | ((chi & 0xF) << 4))) return false;
+  }
+  for (uint32_t i = 0; i < 128; i++)
+    if (float(h[32 + i]) != float(int4_of(xval(i) - 12, false))) return false;
+  return y[80] == 128.0f;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -1230,6 +1302,8 @@ const Case kCases[] = {
     {"transpose_ok", transpose_ok, 1, check_transpose},
     {"transpose_misaligned", transpose_misaligned, 1, nullptr},
     {"to5hd_bad_address", to5hd_bad_address, 1, nullptr},
+    {"int4_ok", int4_ok, 1, check_int4},
+    {"int4_odd_count", int4_odd_count, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

@@ -153,6 +153,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "tbufpool_ok",
         "sort_ok",
         "transpose_ok",
+        "int4_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -182,6 +183,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "tbufpool_ok",
         "sort_ok",
         "transpose_ok",
+        "int4_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

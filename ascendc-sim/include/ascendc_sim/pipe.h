@@ -75,7 +75,7 @@ template <typename T>
 inline AscendC::LocalTensor<T> to_tensor(const Handle& h) {
   AscendC::LocalTensor<T> t;
   t.addr_ = h.addr;
-  t.size_ = h.bytes / uint32_t(sizeof(T));
+  t.size_ = uint32_t(ascendc_sim::elems_in<T>(h.bytes));
   t.buf_ = h.buf;
   t.gen_ = h.gen;
   t.pos_ = AscendC::TPosition(h.pos);
@@ -175,7 +175,7 @@ class TBuf : public TQueBindBase {
   LocalTensor<T> Get(uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     auto& c = ascendc_sim::ctx("TBuf::Get");
     return ascendc_sim::qs::to_tensor<T>(
-        ascendc_sim::qs::tbuf_get(c, id("TBuf::Get", loc), 0, uint64_t(len) * sizeof(T), "TBuf::Get", loc));
+        ascendc_sim::qs::tbuf_get(c, id("TBuf::Get", loc), 0, ascendc_sim::bytes_for<T>(len), "TBuf::Get", loc));
   }
   /// `size` elements starting `bufOffset` bytes into the buffer.
   template <typename T>
@@ -183,7 +183,7 @@ class TBuf : public TQueBindBase {
                                ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     auto& c = ascendc_sim::ctx("TBuf::GetWithOffset");
     return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::tbuf_get(
-        c, id("TBuf::GetWithOffset", loc), bufOffset, uint64_t(size) * sizeof(T), "TBuf::GetWithOffset", loc));
+        c, id("TBuf::GetWithOffset", loc), bufOffset, ascendc_sim::bytes_for<T>(size), "TBuf::GetWithOffset", loc));
   }
   /// The whole buffer (as Get<T>()); a TBuf has no queue state and no synchronisation.
   template <typename T>
