@@ -1047,6 +1047,58 @@ __aicore__ void int4_odd_count(GM_ADDR, GM_ADDR, GM_ADDR) {
   Cast(q4, h, RoundMode::CAST_RINT, 127);  // expect: field_out_of_range
 }
 
+// ---------------------------------------------------------------- GroupBarrier
+// 4 cores: cores 0 and 1 (the arrive group) write 2 x of their tile to a GM scratch and
+// Arrive; cores 2 and 3 (the wait group) Wait, then write y[(core - 2) kN + i] = the sum of
+// both scratch tiles + (core - 2).
+__aicore__ void group_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, bb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(bb, kN * sizeof(float));
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 2);
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + bar.GetWorkspaceLen()));
+  LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>();
+  if (me < 2) {
+    DataCopy(a, xg[me * kN], kN);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    Muls(a, a, 2.0f, kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(scratch[me * kN], a, kN);
+    bar.Arrive(uint32_t(me));
+    return;
+  }
+  bar.Wait(uint32_t(me - 2));
+  DataCopy(a, scratch, kN);
+  DataCopy(b, scratch[kN], kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Add(a, a, b, kN);
+  Adds(a, a, float(me - 2), kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[(me - 2) * kN], a, kN);
+}
+
+// 3 cores, arriveSize 2: core 1 never arrives, core 2 waits forever.
+__aicore__ void group_deadlock(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 1);
+  if (GetBlockIdx() == 0) bar.Arrive(0);
+  if (GetBlockIdx() == 2) bar.Wait(0);  // expect: cross_core_deadlock
+}
+
+// arriveIndex 2 of an arrive group of 2.
+__aicore__ void group_bad_index(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 2);
+  bar.Arrive(2);  // expect: field_out_of_range
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -1239,6 +1291,13 @@ bool check_int4(const float* y) {
   return y[80] == 128.0f;
 }
 
+bool check_group(const float* y) {
+  for (uint32_t w = 0; w < 2; w++)
+    for (uint32_t i = 0; i < kN; i++)
+      if (!near(y[w * kN + i], 2 * xval(i) + 2 * xval(kN + i) + float(w))) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -1304,6 +1363,9 @@ const Case kCases[] = {
     {"to5hd_bad_address", to5hd_bad_address, 1, nullptr},
     {"int4_ok", int4_ok, 1, check_int4},
     {"int4_odd_count", int4_odd_count, 1, nullptr},
+    {"group_ok", group_ok, 4, check_group},
+    {"group_deadlock", group_deadlock, 3, nullptr},
+    {"group_bad_index", group_bad_index, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

@@ -154,6 +154,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "sort_ok",
         "transpose_ok",
         "int4_ok",
+        "group_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -184,6 +185,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "sort_ok",
         "transpose_ok",
         "int4_ok",
+        "group_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
