@@ -853,6 +853,18 @@ __aicore__ void tbufpool_ids_exceeded(GM_ADDR, GM_ADDR, GM_ADDR) {
   pool.InitBuffer(b, 256);  // expect: pipe_buffers_exceeded
 }
 
+// Reset while a tensor of the pool's queue is still allocated.
+__aicore__ void tbufpool_reset_live(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECIN> pool;
+  pipe.InitBufPool(pool, 1024);
+  TQue<TPosition::VECIN, 1> q;
+  pool.InitBuffer(q, 1, 512);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  pool.Reset();  // expect: pipe_reset_live_tensors
+  q.FreeTensor(t);
+}
+
 // Switching to a pool that shares the bytes without Reset of the first: pool1's TBuf is
 // still live where pool2's copy lands.
 __aicore__ void tbufpool_no_reset(GM_ADDR x, GM_ADDR, GM_ADDR) {
@@ -904,6 +916,43 @@ __aicore__ void sort_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
   DataCopy(yg, o, 256);
   DataCopy(yg[256], hob.Get<float>(), 64);
+}
+
+// 256 scores: Sort32 of 8 groups, then MrgSort with repeatTimes 2 (four equal lists stored
+// back to back): y[0, 256) and y[256, 512) are the sorted structures of x[0, 128) and
+// x[128, 256) (the vendor example's layout).
+__aicore__ void mrgsort_repeat_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb, ob;
+  pipe.InitBuffer(sb, 256 * sizeof(float));
+  pipe.InitBuffer(ib, 256 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 512 * sizeof(float));
+  pipe.InitBuffer(ob, 512 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> idx32 = ib.Get<int32_t>();
+  LocalTensor<uint32_t> idx = idx32.ReinterpretCast<uint32_t>();
+  DataCopy(s, xg, 256);
+  CreateVecIndex(idx32, int32_t(0), 256);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Sort32<float>(w, s, idx, 8);
+  MrgSort4Info info;
+  for (int i = 0; i < 4; i++) info.elementLengths[i] = 32;
+  info.ifExhaustedSuspension = false;
+  info.validBit = 0b1111;
+  info.repeatTimes = 2;
+  MrgSortSrcList<float> list;
+  list.src1 = w[0];
+  list.src2 = w[64];
+  list.src3 = w[128];
+  list.src4 = w[192];
+  MrgSort<float>(o, list, info);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 512);
 }
 
 // validBit 5 is no list count.
@@ -1236,9 +1285,9 @@ bool check_tbufpool(const float* y) {
 }
 
 // Descending stable order of the first n scores; structures as (score bits, index).
-bool check_sorted_structs(const uint8_t* y, uint32_t n, bool half_scores) {
+bool check_sorted_structs(const uint8_t* y, uint32_t n, bool half_scores, uint32_t first = 0) {
   std::vector<uint32_t> ord(n);
-  for (uint32_t i = 0; i < n; i++) ord[i] = i;
+  for (uint32_t i = 0; i < n; i++) ord[i] = first + i;
   std::stable_sort(ord.begin(), ord.end(), [](uint32_t a, uint32_t b) { return xval(a) > xval(b); });
   for (uint32_t k = 0; k < n; k++) {
     const uint8_t* e = y + 8 * k;
@@ -1256,6 +1305,10 @@ bool check_sorted_structs(const uint8_t* y, uint32_t n, bool half_scores) {
     if (idx != ord[k] || sc != xval(ord[k])) return false;
   }
   return true;
+}
+bool check_mrgsort_repeat(const float* y) {
+  return check_sorted_structs(reinterpret_cast<const uint8_t*>(y), 128, false, 0) &&
+         check_sorted_structs(reinterpret_cast<const uint8_t*>(y + 256), 128, false, 128);
 }
 bool check_sort(const float* y) {
   return check_sorted_structs(reinterpret_cast<const uint8_t*>(y), 128, false) &&
@@ -1355,7 +1408,9 @@ const Case kCases[] = {
     {"tbufpool_overflow", tbufpool_overflow, 1, nullptr},
     {"tbufpool_ids_exceeded", tbufpool_ids_exceeded, 1, nullptr},
     {"tbufpool_no_reset", tbufpool_no_reset, 1, nullptr},
+    {"tbufpool_reset_live", tbufpool_reset_live, 1, nullptr},
     {"sort_ok", sort_ok, 1, check_sort},
+    {"mrgsort_repeat_ok", mrgsort_repeat_ok, 1, check_mrgsort_repeat},
     {"mrgsort_bad_valid_bit", mrgsort_bad_valid_bit, 1, nullptr},
     {"sort32_dst_too_small", sort32_dst_too_small, 1, nullptr},
     {"transpose_ok", transpose_ok, 1, check_transpose},

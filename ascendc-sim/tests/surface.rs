@@ -155,6 +155,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "transpose_ok",
         "int4_ok",
         "group_ok",
+        "mrgsort_repeat_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -186,6 +187,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "transpose_ok",
         "int4_ok",
         "group_ok",
+        "mrgsort_repeat_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
