@@ -955,6 +955,20 @@ __aicore__ void mrgsort_repeat_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg, o, 512);
 }
 
+// The cost of Sort32 alone: 255 repeats of 32 structures at 2 per cycle.
+__aicore__ void sort32_cost(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb;
+  pipe.InitBuffer(sb, 255 * 32 * sizeof(float));
+  pipe.InitBuffer(ib, 255 * 32 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 255 * 32 * 8);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>();
+  LocalTensor<uint32_t> idx = ib.Get<uint32_t>();
+  Duplicate(s, 1.0f, 255 * 32);
+  Duplicate(idx, uint32_t(0), 255 * 32);
+  Sort32(w, s, idx, 255);
+}
+
 // validBit 5 is no list count.
 __aicore__ void mrgsort_bad_valid_bit(GM_ADDR, GM_ADDR, GM_ADDR) {
   TPipe pipe;
@@ -1411,6 +1425,7 @@ const Case kCases[] = {
     {"tbufpool_reset_live", tbufpool_reset_live, 1, nullptr},
     {"sort_ok", sort_ok, 1, check_sort},
     {"mrgsort_repeat_ok", mrgsort_repeat_ok, 1, check_mrgsort_repeat},
+    {"sort32_cost", sort32_cost, 1, nullptr},
     {"mrgsort_bad_valid_bit", mrgsort_bad_valid_bit, 1, nullptr},
     {"sort32_dst_too_small", sort32_dst_too_small, 1, nullptr},
     {"transpose_ok", transpose_ok, 1, check_transpose},
