@@ -168,6 +168,9 @@ namespace ascendc_sim::dma {
 /// bfloat16_t data needs an SoC with bf16 (profile [capabilities] bf16).
 template <typename T>
 inline void check_dtype_soc(const char* api, const SrcLoc& loc) {
+  static_assert(elem_bits<T> >= 8,
+                "DataCopy/DataCopyPad of int4b_t is not implemented in the simulator: move the bytes as int8_t "
+                "(ReinterpretCast<int8_t>()), as the vendor's cast_int4b_t example does");
   if constexpr (std::is_same_v<T, bfloat16_t>) check_bf16_soc(api, loc);
 }
 }  // namespace ascendc_sim::dma
