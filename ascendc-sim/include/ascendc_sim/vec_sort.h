@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "ascendc_sim/vec_elementwise.h"
@@ -65,11 +66,14 @@ struct MrgSortSrcList {
 namespace ascendc_sim::sort {
 
 /// One 8-byte (score, index) structure's score as float.
+/// NaN sorts as -inf here (the pages do not say where NaN goes; this keeps the order a
+/// strict weak ordering).
 template <class T>
 inline float score_at(const uint8_t* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
-  return to_f32(v);
+  float f = to_f32(v);
+  return f != f ? -std::numeric_limits<float>::infinity() : f;
 }
 
 inline bool overlaps(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) { return a0 < b1 && b0 < a1; }
