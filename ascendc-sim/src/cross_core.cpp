@@ -55,7 +55,9 @@ struct CrossCore {
     bool active = false;
     uint64_t gen = 0;   // SyncAll: generation waited past
     uint64_t key = 0;   // IBWait: flag key; WaitPre: core waited for
-    uint32_t need = 0;  // IBWait/WaitPre: count needed
+    uint32_t need = 0;  // IBWait/WaitPre/GroupWait: count needed
+    uintptr_t group = 0;     // GroupWait: the barrier's GM workspace
+    uint32_t group_n = 0;    // GroupWait: arriveSize
     SrcLoc loc;
     const char* api = "";
   };
@@ -92,6 +94,11 @@ struct CrossCore {
   std::shared_ptr<const Written> result_written;
   // IBSet flags: (blockIdx << 32 | eventID) -> state; NotifyNextBlock counts per core.
   std::map<uint64_t, Flag> flags;
+  // GroupBarrier::Arrive: (workspace, arriveIndex) -> state; what the arrivers published
+  // merged per workspace.
+  std::map<std::pair<uintptr_t, uint32_t>, Flag> group_flags;
+  std::map<uintptr_t, std::shared_ptr<const Clock>> group_vc;
+  std::map<uintptr_t, std::shared_ptr<const Written>> group_written;
   std::vector<uint32_t> notifies;
   std::vector<std::shared_ptr<const Clock>> notify_vc;
   std::vector<std::shared_ptr<const Written>> notify_written;
@@ -106,6 +113,12 @@ struct CrossCore {
         return it != flags.end() && it->second.count >= w.need;
       }
       case XcOp::WaitPre: return notifies[size_t(w.key)] >= w.need;
+      case XcOp::GroupWait:
+        for (uint32_t i = 0; i < w.group_n; i++) {
+          auto it = group_flags.find({w.group, i});
+          if (it == group_flags.end() || it->second.count < w.need) return false;
+        }
+        return true;
       default: return true;
     }
   }
@@ -393,7 +406,79 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       lk.unlock();
       charge(c, gm, true, false);
       return;
+    case XcOp::GroupWait:  // cross_core_group
+      return;
   }
+}
+
+void cross_core_group(bool arrive, const void* gm, uint32_t index, uint32_t arrive_size, uint32_t wait_size,
+                      const char* api, const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  CrossCore* xp = c.xc;
+  const uint32_t n = c.block_num;
+  const uint32_t me = uint32_t(c.block_idx);
+  const uint32_t size = arrive ? arrive_size : wait_size;
+  if (index >= size) {
+    fail("field_out_of_range", api, loc,
+         fmt("%s index %u is outside [0, %u) (the barrier's %s size)", arrive ? "arriveIndex" : "waitIndex", index,
+             size, arrive ? "arrive" : "wait"),
+         {{"index", double(index)}, {"size", double(size)}});
+  }
+  const uintptr_t g = reinterpret_cast<uintptr_t>(gm);
+  if (g % 512 != 0) {
+    fail("field_out_of_range", api, loc,
+         fmt("the GroupBarrier workspace at 0x%llx is not 512-byte aligned (the constructor's groupWorkspace must be)",
+             static_cast<unsigned long long>(g)),
+         {{"offset_mod_512", double(g % 512)}});
+  }
+  check_gm(gm, uint64_t(std::max(arrive_size, wait_size)) * 512, true, api, loc);
+  if (!xp || !xp->all_live) {
+    fail("cross_core_block_dim_exceeded", api, loc,
+         fmt("%s needs every block of the launch resident at once, but blockDim %u exceeds the %u AIV cores of the SoC; "
+             "on the NPU later blocks start only when earlier ones end and the kernel hangs",
+             api, n, cost::active_profile().aiv_cores),
+         {{"block_dim", double(n)}, {"cores", double(cost::active_profile().aiv_cores)}});
+  }
+  CrossCore& x = *xp;
+  std::unique_lock<std::mutex> lk(x.m);
+  // The k-th Wait of a core on a barrier waits for the k-th Arrive of every arrive index.
+  uint64_t key = (uint64_t(g) << 1) | (arrive ? 1 : 0);
+  uint32_t round = ++c.xc_waits_done[key ^ (uint64_t(1) << 63)];
+  if (round > 1048575) {
+    fail("field_out_of_range", api, loc,
+         fmt("%s is called for the %u-th time on this barrier; the API allows at most 1048575 rounds", api, round),
+         {{"rounds", double(round)}});
+  }
+  if (arrive) {
+    CrossCore::Flag& f = x.group_flags[{g, index}];
+    f.count++;
+    auto mine = release_clock(c);
+    Clock merged = x.group_vc[g] ? *x.group_vc[g] : Clock{};
+    merge_clock(merged, *mine);
+    x.group_vc[g] = std::make_shared<const Clock>(std::move(merged));
+    Written w = x.group_written[g] ? *x.group_written[g] : Written{};
+    merge_written(w, c.output_written);
+    x.group_written[g] = std::make_shared<const Written>(std::move(w));
+    x.cv.notify_all();
+    lk.unlock();
+    charge(c, gm, true, false);
+    return;
+  }
+  CrossCore::Wait& w = x.waits[me];
+  w = CrossCore::Wait{};
+  w.op = XcOp::GroupWait;
+  w.loc = loc;
+  w.api = api;
+  w.group = g;
+  w.group_n = arrive_size;
+  w.need = round;
+  w.active = true;
+  if (!block_until(x, me, lk)) report_deadlock(x, me, api, loc, lk);
+  auto vc = x.group_vc[g];
+  auto wr = x.group_written[g];
+  lk.unlock();
+  acquire(c, vc, wr);
+  charge(c, gm, false, true);
 }
 
 }  // namespace ascendc_sim

@@ -256,9 +256,24 @@ void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t n, uint64_t len,
          {{"leftPadding", double(pad.left)}, {"rightPadding", double(pad.right)}});
   }
   if (n == 0 || len == 0) return;
+  // The pad value lives in a register (SetPadValue). A copy with isPad loads its
+  // paddingValue into it first (the vendor's GM->UB DataCopyPad implementation does so only
+  // when isPad is set), so the value stays for later copies; a copy without isPad that asks
+  // for left/right padding pads with whatever the register holds (SetPadValue page example:
+  // isPad = false, rightPadding = 1, SetPadValue(37) gives 37 in the pad lane). Never set,
+  // the register is undefined: the pad lanes stay poisoned. With no padding requested the
+  // round-up lanes are the documented "copies of the first element": poisoned as well.
+  Pad eff = pad;
+  if (pad.is_pad) {
+    c.pad_reg_set = true;
+    std::memcpy(c.pad_reg, pad.value, sizeof c.pad_reg);
+  } else if (c.pad_reg_set && (pad.left > 0 || pad.right > 0)) {
+    eff.is_pad = true;
+    std::memcpy(eff.value, c.pad_reg, sizeof eff.value);
+  }
   uint64_t data_off = uint64_t(pad.left) * esize;
   uint64_t block_ub = (data_off + len + uint64_t(pad.right) * esize + 31) / 32 * 32;
-  gm_to_ub(c, dst, gm, uint32_t(n), len, len + src_gap, block_ub + dst_gap * 32, block_ub, data_off, &pad, api, loc);
+  gm_to_ub(c, dst, gm, uint32_t(n), len, len + src_gap, block_ub + dst_gap * 32, block_ub, data_off, &eff, api, loc);
 }
 
 void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t n, uint64_t len, uint64_t src_gap, uint64_t dst_gap,

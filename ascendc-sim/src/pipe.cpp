@@ -1,5 +1,6 @@
 // TPipe buffers and the TQue state machine (pipe.h; api-reference §2.4, §2.5).
 #include <algorithm>
+#include <cstring>
 
 #include "ascendc_sim/pipe.h"
 
@@ -97,6 +98,8 @@ static void release_pipe(CoreContext& c, int32_t pipe, bool check) {
     q.live = false;
     q.fifo.clear();
   }
+  for (PoolRec& pl : c.pools)
+    if (pl.pipe == pipe) pl.live = false;
 }
 
 void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint32_t hi, const char* api,
@@ -104,15 +107,19 @@ void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint
   for (size_t bi = 0; bi < c.bufs.size(); bi++) {
     const BufRec& b = c.bufs[bi];
     if (int32_t(bi) == dst.buf || b.is_static) continue;
+    if (b.pool >= 0 && c.pools[size_t(b.pool)].reset) continue;  // a pool after Reset holds nothing
     if (!(b.state == BufState::Occupied || b.state == BufState::Enque || b.state == BufState::Deque ||
           b.state == BufState::TBuf))
       continue;
     if (lo < b.start + b.len && b.start < hi) {
       const QueueRec& q = c.queues[size_t(b.queue)];
+      const bool pools = b.pool >= 0 && dst.buf >= 0 && c.bufs[size_t(dst.buf)].pool >= 0;
       fail("ub_overlap_in_flight", api, loc,
            fmt("the copy writes UB bytes [%u, %u), which overlap bytes [%u, %u) of another buffer still in use (the "
-               "%s initialized at %s): two live TPipes alias the same UB",
-               lo, hi, b.start, b.start + b.len, q.is_tbuf ? "TBuf" : "queue", where(q.init_loc).c_str()),
+               "%s initialized at %s): %s",
+               lo, hi, b.start, b.start + b.len, q.is_tbuf ? "TBuf" : "queue", where(q.init_loc).c_str(),
+               pools ? "two TBufPools share these bytes; call Reset() on the pool you leave before using the other"
+                     : "two live TPipes alias the same UB"),
            {{"begin", double(lo)}, {"end", double(hi)}, {"other_begin", double(b.start)},
             {"other_end", double(b.start + b.len)}});
     }
@@ -156,8 +163,9 @@ void pipe_reset(CoreContext& c, int32_t pipe, const SrcLoc& loc) {
 }
 
 int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32_t depth, bool tbuf, uint32_t num,
-                   uint64_t len, const char* api, const SrcLoc& loc) {
+                   uint64_t len, const char* api, const SrcLoc& loc, int32_t pool) {
   PipeRec& p = c.pipes[size_t(pipe)];
+  PoolRec* pl = pool >= 0 ? &c.pools[size_t(pool)] : nullptr;
   if (num < 1 || num > kMaxBuffersPerPipe) {
     fail("field_out_of_range", api, loc, fmt("buffer count %u is outside [1, %u]", num, kMaxBuffersPerPipe),
          {{"num", double(num)}, {"max", double(kMaxBuffersPerPipe)}});
@@ -171,7 +179,26 @@ int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32
          {{"buffers", double(p.buffers + num)}, {"max", double(kMaxBuffersPerPipe)}});
   }
   uint64_t need = uint64_t(num) * blen;
-  if (p.cur + need > c.ub_bytes) {
+  if (pl) {
+    if (pl->ids_used + num > pl->ids) {
+      fail("pipe_buffers_exceeded", api, loc,
+           fmt("this InitBuffer of %u buffer(s) brings the TBufPool (InitBufPool at %s) to %u buffers; its bufIDSize "
+               "allows %u",
+               num, where(pl->loc).c_str(), pl->ids_used + num, pl->ids),
+           {{"buffers", double(pl->ids_used + num)}, {"max", double(pl->ids)}});
+    }
+    if (uint64_t(pl->cur) + need > uint64_t(pl->start) + pl->len) {
+      fail("ub_capacity_exceeded", api, loc,
+           fmt("InitBuffer of %u x %llu bytes (lengths rounded up to 32) on top of %u bytes already used needs %llu "
+               "bytes; the TBufPool (InitBufPool at %s) has %u",
+               num, static_cast<unsigned long long>(blen), pl->cur - pl->start,
+               static_cast<unsigned long long>(pl->cur - pl->start + need), where(pl->loc).c_str(), pl->len),
+           {{"requested_bytes", double(need)},
+            {"in_use_bytes", double(pl->cur - pl->start)},
+            {"total_bytes", double(pl->cur - pl->start + need)},
+            {"capacity_bytes", double(pl->len)}});
+    }
+  } else if (p.cur + need > c.ub_bytes) {
     fail("ub_capacity_exceeded", api, loc,
          fmt("InitBuffer of %u x %llu bytes (%llu bytes, lengths rounded up to 32) on top of %u bytes already in use "
              "needs %llu bytes; the Unified Buffer has %u",
@@ -183,7 +210,7 @@ int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32
           {"capacity_bytes", double(c.ub_bytes)}});
   }
   // Every TPipe carves UB from offset 0: a second live pipe's buffers alias the first's.
-  for (size_t o = 0; o < c.pipes.size(); o++) {
+  for (size_t o = 0; !pl && o < c.pipes.size(); o++) {
     const PipeRec& other = c.pipes[o];
     if (int32_t(o) == pipe || !other.live || other.cur <= p.cur) continue;
     warn("pipe_ub_alias", api, loc,
@@ -202,21 +229,28 @@ int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32
   q.producer = src == kVecIn ? Pipe::MTE2 : Pipe::V;
   q.consumer = dst == kVecOut ? Pipe::MTE3 : Pipe::V;
   q.init_loc = loc;
+  q.pool = pool;
   int32_t qid = int32_t(c.queues.size());
+  uint32_t& cur = pl ? pl->cur : p.cur;
   for (uint32_t i = 0; i < num; i++) {
     BufRec b;
-    b.start = p.cur;
+    b.start = cur;
     b.len = uint32_t(blen);
     b.state = tbuf ? BufState::TBuf : BufState::Free;
     b.queue = qid;
     b.slot = i;
     b.position = src;
-    p.cur += uint32_t(blen);
+    b.pool = pool;
+    cur += uint32_t(blen);
     q.bufs.push_back(uint32_t(c.bufs.size()));
     c.bufs.push_back(b);
   }
   p.buffers += num;
-  if (p.cur > c.ub_high) c.ub_high = p.cur;
+  if (pl) {
+    pl->ids_used += num;
+    pl->reset = false;
+  }
+  if (cur > c.ub_high) c.ub_high = cur;
   c.queues.push_back(std::move(q));
   c.rec->scalar(2);
   return qid;
@@ -253,6 +287,7 @@ Handle alloc(CoreContext& c, int32_t qid, const SrcLoc& loc) {
     }
     c.live_per_position[pos]++;
   }
+  if (q.pool >= 0) c.pools[size_t(q.pool)].reset = false;
   BufRec& b = c.bufs[q.bufs[pick]];
   b.state = BufState::Occupied;
   b.alloc_loc = loc;
@@ -331,6 +366,7 @@ Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, co
   QueueRec& q = queue(c, qid, api, loc);
   uint32_t bi = q.bufs.front();
   const BufRec& b = c.bufs[bi];
+  if (q.pool >= 0) c.pools[size_t(q.pool)].reset = false;
   if (offset + bytes > b.len) {
     fail("ub_out_of_range", api, loc,
          fmt("asks for bytes [%llu, %llu) of a TBuf of %u bytes", static_cast<unsigned long long>(offset),
@@ -338,6 +374,117 @@ Handle tbuf_get(CoreContext& c, int32_t qid, uint64_t offset, uint64_t bytes, co
          {{"offset", double(offset)}, {"bytes", double(bytes)}, {"buffer_bytes", double(b.len)}});
   }
   return handle_of(c, bi, uint32_t(offset), uint32_t(bytes));
+}
+
+int32_t pool_check(CoreContext& c, int32_t pool, uint64_t serial, const char* api, const SrcLoc& loc) {
+  if (pool < 0 || serial != c.serial || size_t(pool) >= c.pools.size() || !c.pools[size_t(pool)].live) {
+    fail("queue_not_initialized", api, loc,
+         "the TBufPool is used before TPipe::InitBufPool / TBufPool::InitBufPool (or after its TPipe was destroyed "
+         "or reset)");
+  }
+  return pool;
+}
+
+int32_t pool_create(CoreContext& c, int32_t pipe, int32_t parent, int32_t share, uint32_t ids, uint64_t len,
+                    const char* api, const SrcLoc& loc) {
+  PipeRec& p = c.pipes[size_t(pipe)];
+  if (len == 0) fail("field_out_of_range", api, loc, "TBufPool length is 0 bytes; it must be at least 1", {{"len", 0}});
+  const uint64_t blen = (len + 31) / 32 * 32;
+  PoolRec n;
+  n.pipe = pipe;
+  n.parent = parent;
+  n.ids = ids;
+  n.loc = loc;
+  n.len = uint32_t(std::min<uint64_t>(blen, 0xFFFFFFFFull));
+  if (share >= 0) {
+    // Overlay: the same start as the share, at most its length; ids from the share's set.
+    const PoolRec& sh = c.pools[size_t(share)];
+    if (blen > sh.len) {
+      fail("ub_capacity_exceeded", api, loc,
+           fmt("the shared TBufPool asks for %llu bytes (rounded up to 32) but the pool it shares (InitBufPool at %s) "
+               "has %u",
+               static_cast<unsigned long long>(blen), where(sh.loc).c_str(), sh.len),
+           {{"requested_bytes", double(blen)}, {"capacity_bytes", double(sh.len)}});
+    }
+    if (ids > sh.ids) {
+      fail("pipe_buffers_exceeded", api, loc,
+           fmt("the shared TBufPool's bufIDSize %u exceeds the %u of the pool it shares (InitBufPool at %s)", ids,
+               sh.ids, where(sh.loc).c_str()),
+           {{"buffers", double(ids)}, {"max", double(sh.ids)}});
+    }
+    n.parent = sh.parent;
+    n.start = n.cur = sh.start;
+  } else if (parent >= 0) {
+    PoolRec& pa = c.pools[size_t(parent)];
+    if (uint64_t(pa.cur) + blen > uint64_t(pa.start) + pa.len) {
+      fail("ub_capacity_exceeded", api, loc,
+           fmt("InitBufPool of %llu bytes (rounded up to 32) on top of %u bytes already used needs %llu bytes; the "
+               "enclosing TBufPool (InitBufPool at %s) has %u",
+               static_cast<unsigned long long>(blen), pa.cur - pa.start,
+               static_cast<unsigned long long>(pa.cur - pa.start + blen), where(pa.loc).c_str(), pa.len),
+           {{"requested_bytes", double(blen)},
+            {"in_use_bytes", double(pa.cur - pa.start)},
+            {"total_bytes", double(pa.cur - pa.start + blen)},
+            {"capacity_bytes", double(pa.len)}});
+    }
+    if (pa.ids_used + ids > pa.ids) {
+      fail("pipe_buffers_exceeded", api, loc,
+           fmt("the sub-pool's bufIDSize %u exceeds the %u buffer ids its enclosing TBufPool (InitBufPool at %s) has "
+               "left",
+               ids, pa.ids - pa.ids_used, where(pa.loc).c_str()),
+           {{"buffers", double(pa.ids_used + ids)}, {"max", double(pa.ids)}});
+    }
+    pa.ids_used += ids;
+    n.start = n.cur = pa.cur;
+    pa.cur += uint32_t(blen);
+  } else {
+    if (uint64_t(p.cur) + blen > c.ub_bytes) {
+      fail("ub_capacity_exceeded", api, loc,
+           fmt("InitBufPool of %llu bytes (rounded up to 32) on top of %u bytes already in use needs %llu bytes; the "
+               "Unified Buffer has %u",
+               static_cast<unsigned long long>(blen), p.cur, static_cast<unsigned long long>(p.cur + blen), c.ub_bytes),
+           {{"requested_bytes", double(blen)},
+            {"in_use_bytes", double(p.cur)},
+            {"total_bytes", double(p.cur + blen)},
+            {"capacity_bytes", double(c.ub_bytes)}});
+    }
+    n.start = n.cur = p.cur;
+    p.cur += uint32_t(blen);
+    if (p.cur > c.ub_high) c.ub_high = p.cur;
+  }
+  c.pools.push_back(n);
+  c.rec->scalar(2);
+  return int32_t(c.pools.size() - 1);
+}
+
+void pool_reset(CoreContext& c, int32_t pool, const SrcLoc& loc) {
+  PoolRec& pl = c.pools[size_t(pool)];
+  uint32_t held = 0;
+  const QueueRec* first = nullptr;
+  for (const QueueRec& q : c.queues) {
+    if (!q.live || q.pool != pool || q.is_tbuf) continue;
+    for (uint32_t bi : q.bufs) {
+      BufState st = c.bufs[bi].state;
+      if (st == BufState::Occupied || st == BufState::Deque || st == BufState::Enque) {
+        held++;
+        if (!first) first = &q;
+      }
+    }
+  }
+  if (held) {
+    fail("pipe_reset_live_tensors", "TBufPool::Reset", loc,
+         fmt("TBufPool::Reset while %u tensor(s) of its queues are still allocated (the first of the queue initialized "
+             "at %s); AllocTensor/FreeTensor and EnQue/DeQue must be paired before switching pools",
+             held, where(first->init_loc).c_str()),
+         {{"tensors", double(held)}});
+  }
+  // The pool's pending events end: every pipe is drained (PIPE_ALL), then the bytes are
+  // free for a pool that shares them.
+  sync_barrier(c, Pipe::S, true);
+  std::memset(c.shadow + pl.start, kUninit, pl.len);
+  pl.reset = true;
+  for (PoolRec& sub : c.pools)
+    if (sub.live && sub.parent == pool) sub.reset = true;
 }
 
 void tbuf_check_own(CoreContext& c, int32_t qid, const UbRef& t, const char* api, const SrcLoc& loc) {

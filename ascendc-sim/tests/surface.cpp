@@ -4,6 +4,7 @@
 //
 // Usage: surface        every case, one JSON line each:
 //        {"name":...,"values_ok":true|false|null,"result":<LaunchResult JSON>}
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -676,6 +677,491 @@ __aicore__ void bypass_out_of_bounds(GM_ADDR x, GM_ADDR, GM_ADDR) {
   (void)ReadGmByPassDCache((__gm__ float*)x + (1 << 20));  // expect: gm_out_of_bounds
 }
 
+// ---------------------------------------------------------------- CMPMASK register: Compare, GetCmpMask, SetCmpMask, Select
+// y[0, 64) = x < 10 ? x : 100 (Compare into the register, Select mode 0 from it);
+// y[64, 72) = the register's 16 bytes (GetCmpMask) and 16 zero bytes, as raw float bits;
+// y[128, 256) = x > 10 ? x : 7 (Select mode 1, the scalar 7 loaded with SetCmpMask).
+__aicore__ void cmpmask_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, cb, ob, mb, sb, selb;
+  pipe.InitBuffer(xb, 128 * sizeof(float));
+  pipe.InitBuffer(cb, 128 * sizeof(float));
+  pipe.InitBuffer(ob, 128 * sizeof(float));
+  pipe.InitBuffer(mb, 128);
+  pipe.InitBuffer(sb, 32);
+  pipe.InitBuffer(selb, 32);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> xs = xb.Get<float>(), cs = cb.Get<float>(), o = ob.Get<float>(), sc = sb.Get<float>();
+  LocalTensor<uint8_t> m = mb.Get<uint8_t>(), sel = selb.Get<uint8_t>();
+  DataCopy(xs, xg, 128);
+  Duplicate(cs, 10.0f, 64);
+  Duplicate(cs[64], 100.0f, 64);
+  Duplicate(mb.Get<float>(), 0.0f, 32);
+  Duplicate(sc, 7.0f, 8);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  BinaryRepeatParams rp = {1, 1, 1, 8, 8, 8};
+  Compare(xs, cs, CMPMODE::LT, 64, rp);
+  GetCmpMask(m);
+  SetVectorMask<float>(64);
+  Select<float, SELMODE::VSEL_CMPMASK_SPR>(o, xs, cs[64], 1, rp);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);
+  DataCopy(yg[64], mb.Get<float>(), 8);
+  Compare(sel, xs, cs, CMPMODE::GT, 64, 2, {1, 1, 1, 8, 8, 0});  // both repeats against cs[0, 64) = 10
+  SetCmpMask(sc);
+  SetVectorMask<float>(64);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Select(o, sel, xs, 2, rp);
+  ResetMask();
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[128], o, 128);
+}
+
+// GetCmpMask into a tensor 8 bytes into its buffer: the store needs 16-byte alignment.
+__aicore__ void cmpmask_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, mb;
+  pipe.InitBuffer(xb, 64 * sizeof(float));
+  pipe.InitBuffer(mb, 256);
+  LocalTensor<float> xs = xb.Get<float>();
+  Duplicate(xs, 1.0f, 64);
+  Compare(xs, xs, CMPMODE::EQ, 64, {1, 1, 1, 8, 8, 8});
+  GetCmpMask(mb.Get<uint8_t>()[8]);  // expect: ub_misaligned
+}
+
+// Select mode 0 reads the register: values from a Compare over uninitialized UB taint it.
+__aicore__ void cmpmask_uninit(GM_ADDR, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> xb, ob;
+  pipe.InitBuffer(xb, 64 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  GlobalTensor<float> yg;
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> xs = xb.Get<float>(), o = ob.Get<float>();
+  Duplicate(o, 1.0f, 64);
+  Compare(xs, o, CMPMODE::LT, 64, {1, 1, 1, 8, 8, 8});  // xs never written
+  Select<float, SELMODE::VSEL_CMPMASK_SPR>(o, o, o, 1, {1, 1, 1, 8, 8, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 64);  // expect: ub_uninitialized_read
+}
+
+// ---------------------------------------------------------------- SetPadValue
+// 4 rows of 31 floats, each padded on the right to 32: y[0, 128) with SetPadValue(37) and
+// isPad = false; y[128, 256) with isPad = true and paddingValue -1 (it loads the register);
+// y[256, 384) isPad = false again: the register now holds -1.
+__aicore__ void pad_value_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECIN> b;
+  pipe.InitBuffer(b, 384 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopyExtParams cp{4, 31 * sizeof(float), 0, 0, 0};
+  SetPadValue(37.0f);
+  DataCopyPad(t, xg, cp, {false, 0, 1, 0.0f});
+  DataCopyPad(t[128], xg, cp, {true, 0, 1, -1.0f});
+  DataCopyPad(t[256], xg, cp, {false, 0, 1, 5.0f});  // isPad false: its value is not used
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 384);
+}
+
+// Without SetPadValue (and no earlier isPad copy) the pad lane is undefined: copying the
+// padded rows out reads it.
+__aicore__ void pad_value_unset(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECIN> b;
+  pipe.InitBuffer(b, 128 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> t = b.Get<float>();
+  DataCopyPad(t, xg, {4, 31 * sizeof(float), 0, 0, 0}, {false, 0, 1, 0.0f});
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 128);  // expect: ub_uninitialized_read
+}
+
+// ---------------------------------------------------------------- TBufPool / TPipe::InitBufPool
+// Two stages on the same UB bytes: pool1 runs y[0, kN) = x + 1 through VECIN/VECOUT queues,
+// is Reset, then pool2 (sharing pool1's bytes) runs y[kN, 2 kN) = 3 x with a sub-pool's TBuf
+// and one of its own.
+__aicore__ void tbufpool_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC> pool1, pool2;
+  TBufPool<TPosition::VECCALC, 2> sub;
+  pipe.InitBufPool(pool1, 2 * kN * sizeof(float));
+  pipe.InitBufPool(pool2, 2 * kN * sizeof(float), pool1);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  TQue<TPosition::VECIN, 1> qin;
+  TQue<TPosition::VECOUT, 1> qout;
+  pool1.InitBuffer(qin, 1, kN * sizeof(float));
+  pool1.InitBuffer(qout, 1, kN * sizeof(float));
+  LocalTensor<float> a = qin.AllocTensor<float>();
+  DataCopy(a, xg, kN);
+  qin.EnQue(a);
+  a = qin.DeQue<float>();
+  LocalTensor<float> o = qout.AllocTensor<float>();
+  Adds(o, a, 1.0f, kN);
+  qin.FreeTensor(a);
+  qout.EnQue(o);
+  o = qout.DeQue<float>();
+  DataCopy(yg, o, kN);
+  qout.FreeTensor(o);
+  pool1.Reset();
+  TBuf<TPosition::VECCALC> tin, tout;
+  pool2.InitBufPool(sub, kN * sizeof(float));
+  sub.InitBuffer(tin, kN * sizeof(float));
+  pool2.InitBuffer(tout, kN * sizeof(float));
+  LocalTensor<float> s = tin.Get<float>(), r = tout.Get<float>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(r, s, 3.0f, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[kN], r, kN);
+  pool2.Reset();
+}
+
+// Two 1 KiB buffers from a 1 KiB pool.
+__aicore__ void tbufpool_overflow(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECIN> pool;
+  pipe.InitBufPool(pool, 1024);
+  TQue<TPosition::VECIN, 2> q;
+  pool.InitBuffer(q, 2, 1024);  // expect: ub_capacity_exceeded
+}
+
+// A pool of one buffer id asked for two buffers.
+__aicore__ void tbufpool_ids_exceeded(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC, 1> pool;
+  pipe.InitBufPool(pool, 4096);
+  TBuf<TPosition::VECCALC> a, b;
+  pool.InitBuffer(a, 256);
+  pool.InitBuffer(b, 256);  // expect: pipe_buffers_exceeded
+}
+
+// Reset while a tensor of the pool's queue is still allocated.
+__aicore__ void tbufpool_reset_live(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECIN> pool;
+  pipe.InitBufPool(pool, 1024);
+  TQue<TPosition::VECIN, 1> q;
+  pool.InitBuffer(q, 1, 512);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  pool.Reset();  // expect: pipe_reset_live_tensors
+  q.FreeTensor(t);
+}
+
+// Switching to a pool that shares the bytes without Reset of the first: pool1's TBuf is
+// still live where pool2's copy lands.
+__aicore__ void tbufpool_no_reset(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBufPool<TPosition::VECCALC> pool1, pool2;
+  pipe.InitBufPool(pool1, 1024);
+  pipe.InitBufPool(pool2, 1024, pool1);
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  TBuf<TPosition::VECCALC> t1, t2;
+  pool1.InitBuffer(t1, 1024);
+  DataCopy(t1.Get<float>(), xg, 256);
+  pool2.InitBuffer(t2, 1024);
+  DataCopy(t2.Get<float>(), xg, 256);  // expect: ub_overlap_in_flight
+}
+
+// ---------------------------------------------------------------- Sort32 / MrgSort
+// y[0, 256): the 128 (score, index) structures of x[0, 128) with indices 0..127, sorted
+// descending: Sort32 sorts 4 groups of 32, MrgSort merges the 4 lists. y[256, 320): Sort32 of
+// the first 32 scores as half (half score, 2 reserved bytes, index).
+__aicore__ void sort_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb, ob, hb, hob;
+  pipe.InitBuffer(sb, 128 * sizeof(float));
+  pipe.InitBuffer(ib, 128 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 256 * sizeof(float));
+  pipe.InitBuffer(ob, 256 * sizeof(float));
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(hob, 64 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> idx = ib.Get<int32_t>();
+  LocalTensor<half> h = hb.Get<half>();
+  LocalTensor<half> ho = hob.Get<half>();
+  DataCopy(s, xg, 128);
+  CreateVecIndex(idx, int32_t(0), 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Sort32(w, s, idx.ReinterpretCast<uint32_t>(), 4);
+  uint16_t lens[4] = {32, 32, 32, 32};
+  MrgSort4Info info(lens, false, 15, 1);
+  MrgSortSrcList<float> list(w[0], w[64], w[128], w[192]);
+  MrgSort(o, list, info);
+  Cast(h, s, RoundMode::CAST_NONE, 128);
+  Sort32(ho, h, idx.ReinterpretCast<uint32_t>(), 1);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 256);
+  DataCopy(yg[256], hob.Get<float>(), 64);
+}
+
+// 256 scores: Sort32 of 8 groups, then MrgSort with repeatTimes 2 (four equal lists stored
+// back to back): y[0, 256) and y[256, 512) are the sorted structures of x[0, 128) and
+// x[128, 256) (the vendor example's layout).
+__aicore__ void mrgsort_repeat_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb, ob;
+  pipe.InitBuffer(sb, 256 * sizeof(float));
+  pipe.InitBuffer(ib, 256 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 512 * sizeof(float));
+  pipe.InitBuffer(ob, 512 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> idx32 = ib.Get<int32_t>();
+  LocalTensor<uint32_t> idx = idx32.ReinterpretCast<uint32_t>();
+  DataCopy(s, xg, 256);
+  CreateVecIndex(idx32, int32_t(0), 256);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Sort32<float>(w, s, idx, 8);
+  MrgSort4Info info;
+  for (int i = 0; i < 4; i++) info.elementLengths[i] = 32;
+  info.ifExhaustedSuspension = false;
+  info.validBit = 0b1111;
+  info.repeatTimes = 2;
+  MrgSortSrcList<float> list;
+  list.src1 = w[0];
+  list.src2 = w[64];
+  list.src3 = w[128];
+  list.src4 = w[192];
+  MrgSort<float>(o, list, info);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 512);
+}
+
+// The cost of Sort32 alone: 255 repeats of 32 structures at 2 per cycle.
+__aicore__ void sort32_cost(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb;
+  pipe.InitBuffer(sb, 255 * 32 * sizeof(float));
+  pipe.InitBuffer(ib, 255 * 32 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 255 * 32 * 8);
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>();
+  LocalTensor<uint32_t> idx = ib.Get<uint32_t>();
+  Duplicate(s, 1.0f, 255 * 32);
+  Duplicate(idx, uint32_t(0), 255 * 32);
+  Sort32(w, s, idx, 255);
+}
+
+// validBit 5 is no list count.
+__aicore__ void mrgsort_bad_valid_bit(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> wb, ob;
+  pipe.InitBuffer(wb, 256 * sizeof(float));
+  pipe.InitBuffer(ob, 256 * sizeof(float));
+  LocalTensor<float> w = wb.Get<float>(), o = ob.Get<float>();
+  Duplicate(w, 0.0f, 256);
+  uint16_t lens[4] = {32, 32, 32, 32};
+  MrgSortSrcList<float> list(w[0], w[64], w[128], w[192]);
+  MrgSort(o, list, MrgSort4Info(lens, false, 5, 1));  // expect: field_out_of_range
+}
+
+// Sort32 of 4 groups into a destination of 2 groups' structures.
+__aicore__ void sort32_dst_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ib, wb;
+  pipe.InitBuffer(sb, 128 * sizeof(float));
+  pipe.InitBuffer(ib, 128 * sizeof(uint32_t));
+  pipe.InitBuffer(wb, 128 * sizeof(float));
+  LocalTensor<float> s = sb.Get<float>(), w = wb.Get<float>();
+  LocalTensor<uint32_t> idx = ib.Get<uint32_t>();
+  Duplicate(s, 1.0f, 128);
+  Duplicate(idx, uint32_t(0), 128);
+  Sort32(w, s, idx, 4);  // expect: ub_out_of_range
+}
+
+// ---------------------------------------------------------------- Transpose / TransDataTo5HD
+// As half: y[0, 256) = the 16x16 transpose of x[0, 256); y[256, 768) = TransDataTo5HD of
+// x[0, 512) read as C = 16 planes of H x W = 2 x 16 (NCHW) into (H W, C0 = 16).
+__aicore__ void transpose_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, hb, tb, ob;
+  pipe.InitBuffer(fb, 512 * sizeof(float));
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(tb, 256 * sizeof(half));
+  pipe.InitBuffer(ob, 512 * sizeof(half));
+  GlobalTensor<float> xg;
+  GlobalTensor<half> yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ half*)y);
+  LocalTensor<float> f = fb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), t = tb.Get<half>(), o = ob.Get<half>();
+  DataCopy(f, xg, 512);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Cast(h, f, RoundMode::CAST_NONE, 512);
+  Transpose(t, h);
+  uint64_t dsts[16], srcs[16];
+  for (int i = 0; i < 16; i++) {
+    dsts[i] = o[16 * i].GetPhyAddr();
+    srcs[i] = h[32 * i].GetPhyAddr();
+  }
+  TransDataTo5HDParams p(false, false, 2, 16, 1);
+  TransDataTo5HD<half>(dsts, srcs, p);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 256);
+  DataCopy(yg[256], o, 512);
+}
+
+__aicore__ void transpose_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, tb;
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(tb, 256 * sizeof(half));
+  LocalTensor<half> h = hb.Get<half>(), t = tb.Get<half>();
+  Duplicate(h, half(1.0f), 512);
+  Transpose(t, h[8]);  // expect: ub_misaligned
+}
+
+// An address list entry that is no UB address.
+__aicore__ void to5hd_bad_address(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, ob;
+  pipe.InitBuffer(hb, 512 * sizeof(half));
+  pipe.InitBuffer(ob, 512 * sizeof(half));
+  LocalTensor<half> h = hb.Get<half>(), o = ob.Get<half>();
+  uint64_t dsts[16], srcs[16];
+  for (int i = 0; i < 16; i++) {
+    dsts[i] = o[16 * i].GetPhyAddr();
+    srcs[i] = h[32 * i].GetPhyAddr();
+  }
+  srcs[3] = 32 * 3;  // a UB offset, not the GetPhyAddr value
+  TransDataTo5HD<half>(dsts, srcs, {false, false, 2, 16, 1});  // expect: ub_out_of_range
+}
+
+// ---------------------------------------------------------------- int4b_t
+// h = half(x - 12) for x[0, 128); y[0, 16) (as bytes) = h cast to int4b_t with CAST_RINT,
+// packed two per byte; y[16, 80) (as half) = those int4 values cast back to half; y[80] =
+// GetSize of the int4b_t view of a 64-byte int8_t tensor; y[96, 112) = the mask-form cast
+// with CAST_CEIL (the vendor example's parameters).
+__aicore__ void int4_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, hb, qb, q2b, bb;
+  pipe.InitBuffer(fb, 128 * sizeof(float));
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(qb, 64);
+  pipe.InitBuffer(q2b, 64);
+  pipe.InitBuffer(bb, 128 * sizeof(half));
+  GlobalTensor<float> xg, yg;
+  GlobalTensor<int8_t> yb;
+  GlobalTensor<half> yh;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  yb.SetGlobalBuffer((__gm__ int8_t*)y);
+  yh.SetGlobalBuffer((__gm__ half*)y);
+  LocalTensor<float> f = fb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), back = bb.Get<half>();
+  LocalTensor<int8_t> q8 = qb.Get<int8_t>(), q28 = q2b.Get<int8_t>();
+  LocalTensor<int4b_t> q4 = q8.ReinterpretCast<int4b_t>(), q24 = q28.ReinterpretCast<int4b_t>();
+  DataCopy(f, xg, 128);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(f, f, -12.0f, 128);
+  Cast(h, f, RoundMode::CAST_NONE, 128);
+  Cast(q4, h, RoundMode::CAST_RINT, 128);
+  Cast(back, q4, RoundMode::CAST_NONE, 128);
+  Cast<int4b_t, half>(q24, h, RoundMode::CAST_CEIL, 128, 1, {1, 1, 2, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yb, q8, 64);
+  DataCopy(yh[32], back, 128);
+  DataCopy(yb[384], q28, 64);
+  SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+  yg.SetValue(80, float(q4.GetSize()));
+}
+
+// A Cast to int4b_t of an odd count of elements.
+__aicore__ void int4_odd_count(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, qb;
+  pipe.InitBuffer(hb, 128 * sizeof(half));
+  pipe.InitBuffer(qb, 64);
+  LocalTensor<half> h = hb.Get<half>();
+  LocalTensor<int4b_t> q4 = qb.Get<int8_t>().ReinterpretCast<int4b_t>();
+  Duplicate(h, half(1.0f), 128);
+  Cast(q4, h, RoundMode::CAST_RINT, 127);  // expect: field_out_of_range
+}
+
+// ---------------------------------------------------------------- GroupBarrier
+// 4 cores: cores 0 and 1 (the arrive group) write 2 x of their tile to a GM scratch and
+// Arrive; cores 2 and 3 (the wait group) Wait, then write y[(core - 2) kN + i] = the sum of
+// both scratch tiles + (core - 2).
+__aicore__ void group_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, bb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(bb, kN * sizeof(float));
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 2);
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + bar.GetWorkspaceLen()));
+  LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>();
+  if (me < 2) {
+    DataCopy(a, xg[me * kN], kN);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    Muls(a, a, 2.0f, kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(scratch[me * kN], a, kN);
+    bar.Arrive(uint32_t(me));
+    return;
+  }
+  bar.Wait(uint32_t(me - 2));
+  DataCopy(a, scratch, kN);
+  DataCopy(b, scratch[kN], kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Add(a, a, b, kN);
+  Adds(a, a, float(me - 2), kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[(me - 2) * kN], a, kN);
+}
+
+// 3 cores, arriveSize 2: core 1 never arrives, core 2 waits forever.
+__aicore__ void group_deadlock(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 1);
+  if (GetBlockIdx() == 0) bar.Arrive(0);
+  if (GetBlockIdx() == 2) bar.Wait(0);  // expect: cross_core_deadlock
+}
+
+// arriveIndex 2 of an arrive group of 2.
+__aicore__ void group_bad_index(GM_ADDR, GM_ADDR, GM_ADDR ws) {
+  GroupBarrier<PipeMode::MTE3_MODE> bar(ws, 2, 2);
+  bar.Arrive(2);  // expect: field_out_of_range
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -781,6 +1267,104 @@ bool check_log(const float* y) {
   return true;
 }
 
+bool check_cmpmask(const float* y) {
+  for (uint32_t i = 0; i < 64; i++)
+    if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
+  uint8_t bytes[32];
+  std::memcpy(bytes, y + 64, 32);
+  for (uint32_t i = 0; i < 128; i++) {
+    bool bit = (bytes[i / 8] >> (i % 8)) & 1;
+    if (bit != (i < 64 && xval(i) < 10)) return false;
+  }
+  for (uint32_t i = 16; i < 32; i++)
+    if (bytes[i] != 0) return false;
+  for (uint32_t i = 0; i < 128; i++)
+    if (!near(y[128 + i], xval(i) > 10 ? xval(i) : 7.0f)) return false;
+  return true;
+}
+
+bool check_pad_value(const float* y) {
+  const float pads[3] = {37.0f, -1.0f, -1.0f};
+  for (uint32_t p = 0; p < 3; p++)
+    for (uint32_t r = 0; r < 4; r++)
+      for (uint32_t j = 0; j < 32; j++)
+        if (!near(y[128 * p + 32 * r + j], j < 31 ? xval(31 * r + j) : pads[p])) return false;
+  return true;
+}
+
+bool check_tbufpool(const float* y) {
+  for (uint32_t i = 0; i < kN; i++)
+    if (!near(y[i], xval(i) + 1) || !near(y[kN + i], 3 * xval(i))) return false;
+  return true;
+}
+
+// Descending stable order of the first n scores; structures as (score bits, index).
+bool check_sorted_structs(const uint8_t* y, uint32_t n, bool half_scores, uint32_t first = 0) {
+  std::vector<uint32_t> ord(n);
+  for (uint32_t i = 0; i < n; i++) ord[i] = first + i;
+  std::stable_sort(ord.begin(), ord.end(), [](uint32_t a, uint32_t b) { return xval(a) > xval(b); });
+  for (uint32_t k = 0; k < n; k++) {
+    const uint8_t* e = y + 8 * k;
+    uint32_t idx;
+    std::memcpy(&idx, e + 4, 4);
+    float sc;
+    if (half_scores) {
+      half h;
+      std::memcpy(&h, e, 2);
+      sc = float(h);
+      if (e[2] != 0 || e[3] != 0) return false;
+    } else {
+      std::memcpy(&sc, e, 4);
+    }
+    if (idx != ord[k] || sc != xval(ord[k])) return false;
+  }
+  return true;
+}
+bool check_mrgsort_repeat(const float* y) {
+  return check_sorted_structs(reinterpret_cast<const uint8_t*>(y), 128, false, 0) &&
+         check_sorted_structs(reinterpret_cast<const uint8_t*>(y + 256), 128, false, 128);
+}
+bool check_sort(const float* y) {
+  return check_sorted_structs(reinterpret_cast<const uint8_t*>(y), 128, false) &&
+         check_sorted_structs(reinterpret_cast<const uint8_t*>(y + 256), 32, true);
+}
+
+bool check_transpose(const float* y) {
+  const half* h = reinterpret_cast<const half*>(y);
+  for (uint32_t i = 0; i < 16; i++)
+    for (uint32_t j = 0; j < 16; j++)
+      if (float(h[j * 16 + i]) != xval(i * 16 + j)) return false;
+  for (uint32_t hw = 0; hw < 32; hw++)
+    for (uint32_t c = 0; c < 16; c++)
+      if (float(h[256 + hw * 16 + c]) != xval(c * 32 + hw)) return false;
+  return true;
+}
+
+int int4_of(float v, bool ceil_mode) {
+  float r = ceil_mode ? std::ceil(v) : std::nearbyint(v);
+  return int(std::max(-8.0f, std::min(7.0f, r)));
+}
+bool check_int4(const float* y) {
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(y);
+  const half* h = reinterpret_cast<const half*>(y);
+  for (uint32_t k = 0; k < 64; k++) {
+    int lo = int4_of(xval(2 * k) - 12, false), hi = int4_of(xval(2 * k + 1) - 12, false);
+    if (b[k] != uint8_t((lo & 0xF) | ((hi & 0xF) << 4))) return false;
+    int clo = int4_of(xval(2 * k) - 12, true), chi = int4_of(xval(2 * k + 1) - 12, true);
+    if (b[384 + k] != uint8_t((clo & 0xF) | ((chi & 0xF) << 4))) return false;
+  }
+  for (uint32_t i = 0; i < 128; i++)
+    if (float(h[32 + i]) != float(int4_of(xval(i) - 12, false))) return false;
+  return y[80] == 128.0f;
+}
+
+bool check_group(const float* y) {
+  for (uint32_t w = 0; w < 2; w++)
+    for (uint32_t i = 0; i < kN; i++)
+      if (!near(y[w * kN + i], 2 * xval(i) + 2 * xval(kN + i) + float(w))) return false;
+  return true;
+}
+
 struct Case {
   const char* name;
   void (*fn)(GM_ADDR, GM_ADDR, GM_ADDR);
@@ -829,6 +1413,29 @@ const Case kCases[] = {
     {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},
     {"copy_repeat_too_big", copy_repeat_too_big, 1, nullptr},
     {"bypass_out_of_bounds", bypass_out_of_bounds, 1, nullptr},
+    {"cmpmask_ok", cmpmask_ok, 1, check_cmpmask},
+    {"cmpmask_misaligned", cmpmask_misaligned, 1, nullptr},
+    {"cmpmask_uninit", cmpmask_uninit, 1, nullptr},
+    {"pad_value_ok", pad_value_ok, 1, check_pad_value},
+    {"pad_value_unset", pad_value_unset, 1, nullptr},
+    {"tbufpool_ok", tbufpool_ok, 1, check_tbufpool},
+    {"tbufpool_overflow", tbufpool_overflow, 1, nullptr},
+    {"tbufpool_ids_exceeded", tbufpool_ids_exceeded, 1, nullptr},
+    {"tbufpool_no_reset", tbufpool_no_reset, 1, nullptr},
+    {"tbufpool_reset_live", tbufpool_reset_live, 1, nullptr},
+    {"sort_ok", sort_ok, 1, check_sort},
+    {"mrgsort_repeat_ok", mrgsort_repeat_ok, 1, check_mrgsort_repeat},
+    {"sort32_cost", sort32_cost, 1, nullptr},
+    {"mrgsort_bad_valid_bit", mrgsort_bad_valid_bit, 1, nullptr},
+    {"sort32_dst_too_small", sort32_dst_too_small, 1, nullptr},
+    {"transpose_ok", transpose_ok, 1, check_transpose},
+    {"transpose_misaligned", transpose_misaligned, 1, nullptr},
+    {"to5hd_bad_address", to5hd_bad_address, 1, nullptr},
+    {"int4_ok", int4_ok, 1, check_int4},
+    {"int4_odd_count", int4_odd_count, 1, nullptr},
+    {"group_ok", group_ok, 4, check_group},
+    {"group_deadlock", group_deadlock, 3, nullptr},
+    {"group_bad_index", group_bad_index, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

@@ -148,6 +148,14 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "list_ok",
         "copy_bypass_ok",
         "gatherb_ok",
+        "cmpmask_ok",
+        "pad_value_ok",
+        "tbufpool_ok",
+        "sort_ok",
+        "transpose_ok",
+        "int4_ok",
+        "group_ok",
+        "mrgsort_repeat_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -172,6 +180,14 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "list_ok",
         "copy_bypass_ok",
         "gatherb_ok",
+        "cmpmask_ok",
+        "pad_value_ok",
+        "tbufpool_ok",
+        "sort_ok",
+        "transpose_ok",
+        "int4_ok",
+        "group_ok",
+        "mrgsort_repeat_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
@@ -285,4 +301,19 @@ fn host_side_platform_securec_and_events() {
     assert_eq!(p["aiv"], 8, "{p}");
     assert_eq!(p["ub"], 262144, "{p}");
     assert_eq!(p["soc_910b"], false);
+}
+
+/// Sort32 is priced at the A2 table's 2 structures per cycle: 255 repeats of 32 keep PIPE_V
+/// busy for at least 255 * 16 cycles at the profile's clock (1850 MHz), the two Duplicates
+/// adding a few hundred cycles.
+#[test]
+fn sort32_is_priced_at_two_elements_per_cycle() {
+    let r = result("sort32_cost");
+    assert_clean_of(r);
+    let v = r["report"]["pipe_busy_us"]["V"].as_f64().expect("V busy");
+    let sort_us = 255.0 * 16.0 / 1850.0;
+    assert!(
+        v >= sort_us && v < sort_us + 1.0,
+        "PIPE_V busy {v} us, Sort32 alone {sort_us} us"
+    );
 }

@@ -53,6 +53,7 @@ struct BufRec {
   uint8_t position = 0;  // TPosition of the tensors it hands out
   SrcLoc alloc_loc;      // last AllocTensor
   bool is_static = false;  // a fixed-address region (LocalTensor(pos, addr, len), LocalMemAllocator)
+  int32_t pool = -1;       // TBufPool the buffer was carved from (CoreContext::pools), -1 = the pipe
 };
 
 /// A TQue/TQueBind/TBuf after InitBuffer.
@@ -67,6 +68,20 @@ struct QueueRec {
   uint32_t next = 0;           // next slot AllocTensor tries
   SrcLoc init_loc;
   bool live = true;
+  int32_t pool = -1;  // TBufPool the queue's buffers come from, -1 = the pipe
+};
+
+/// A TBufPool after InitBufPool: UB bytes [start, start + len) of its pipe. A shared pool
+/// (InitBufPool(pool, len, shareBuf)) starts where its share does. Buffers and sub-pools
+/// are carved from `cur` on; `ids` buffer ids (bufIDSize) may be handed out.
+struct PoolRec {
+  int32_t pipe = -1;
+  int32_t parent = -1;  // enclosing pool, -1 = carved from the pipe
+  uint32_t start = 0, len = 0, cur = 0;
+  uint32_t ids = 0, ids_used = 0;
+  bool reset = false;  // Reset and not used since: its buffers are not in flight
+  bool live = true;
+  SrcLoc loc;
 };
 
 struct PipeRec {
@@ -115,12 +130,17 @@ struct CoreContext {
   bool counter_mode = false;
   uint64_t mask[2] = {~0ull, ~0ull};
   uint64_t cmpmask[2] = {0, 0};  // CMPMASK register (Compare without dst; Select mode 0)
+  uint64_t cmpmask_init[2] = {0, 0};  // its shadow: bit i set = bit i derives from initialized data
+  // DataCopyPad's pad-value register (SetPadValue; DataCopyPad with isPad writes it too).
+  bool pad_reg_set = false;
+  uint8_t pad_reg[8] = {};
   double acc_val = 0;            // GetAccVal
   double reduce_max_min[2] = {0, 0};
 
   std::vector<BufRec> bufs;
   std::vector<QueueRec> queues;
   std::vector<PipeRec> pipes;
+  std::vector<PoolRec> pools;
   uint32_t live_per_position[32] = {};
   // Fixed-address regions (LocalTensor(pos, addr, len), LocalMemAllocator): their queue
   // record and (addr << 32 | bytes) -> BufRec index.

@@ -55,6 +55,7 @@ enum class VecClass : uint8_t {
   GatherMask,   // GatherMask
   Gather,       // Gather
   Copy,         // UB->UB DataCopy on PIPE_V
+  Sort,         // Sort32, MrgSort: one "repeat" = 32 (score, index) structures
   Count_        // number of classes; not a class
 };
 

@@ -26,6 +26,17 @@
 // combined at every SyncAll, so reads after it see the sums. Cost: the PIPE_ALL barrier
 // around each call plus the flag traffic as 32-byte DMA (write the own flag, read the
 // flags), priced like DataCopy; the wait for the slowest core is not modelled.
+//
+// GroupBarrier<PipeMode::MTE3_MODE>(groupWorkspace, arriveSize, waitSize) (vendor pages
+// "GroupBarrier构造函数", "Arrive", "Wait", "GetWorkspaceLen"; Atlas A2 only): the cores of the
+// wait group (Wait(waitIndex), waitIndex < waitSize) block until every core of the arrive
+// group (Arrive(arriveIndex), arriveIndex < arriveSize) has arrived; in a loop the k-th Wait
+// waits for the k-th Arrive of each index (at most 1048575 rounds). The GM workspace must be
+// 512-byte aligned and zeroed by the user; GetWorkspaceLen() is taken as max(arriveSize,
+// waitSize) x 512 bytes (the page's example: 3 arrivers, 6 waiters, 6 x 512 bytes; which of
+// the two sizes counts is UNCERTAIN, the larger is the safe reading). Only MTE3_MODE is
+// documented as supported. Not modelled: the 1600 bytes at the end of UB the page says the
+// barrier occupies.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +54,16 @@ struct CrossCoreUse {
   static inline const bool on = register_cross_core();
 };
 
-enum class XcOp : uint8_t { SyncAll, IBSet, IBWait, WaitPre, NotifyNext, InitDetermine };
+enum class XcOp : uint8_t { SyncAll, IBSet, IBWait, WaitPre, NotifyNext, InitDetermine, GroupWait };
 /// The cross-core operation `op` on the current core (src/cross_core.cpp). `gm` / `ub`: the
 /// workspaces (nullptr / buf -1 for the hardware SyncAll); `a`, `b`: usedCores, or
 /// blockIdx and eventID.
 void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, int32_t a, int32_t b,
                    const char* api, const SrcLoc& loc);
+/// GroupBarrier::Arrive (`arrive`) or ::Wait of index `index` on the barrier whose GM
+/// workspace is `gm`.
+void cross_core_group(bool arrive, const void* gm, uint32_t index, uint32_t arrive_size, uint32_t wait_size,
+                      const char* api, const SrcLoc& loc);
 
 }  // namespace ascendc_sim
 
@@ -112,5 +127,32 @@ inline void NotifyNextBlock(const GlobalTensor<int32_t>& gmWorkspace, const Loca
     ascendc_sim::cross_core_op(ascendc_sim::XcOp::NotifyNext, gmWorkspace.addr_, &r, ubWorkspace.GetLength(), 0, 0,
                                "NotifyNextBlock", loc);
 }
+
+enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };
+
+template <PipeMode pipeMode>
+class GroupBarrier {
+  static_assert(pipeMode == PipeMode::MTE3_MODE, "GroupBarrier: only PipeMode::MTE3_MODE is supported");
+
+ public:
+  GroupBarrier(GM_ADDR groupWorkspace, uint32_t arriveSizeIn, uint32_t waitSizeIn)
+      : ws_(groupWorkspace), arrive_(arriveSizeIn), wait_(waitSizeIn) {}
+  /// This core (arrive group member `arriveIndex`) has finished what the waiters depend on.
+  void Arrive(uint32_t arriveIndex, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    if (ascendc_sim::CrossCoreUse<0>::on)
+      ascendc_sim::cross_core_group(true, ws_, arriveIndex, arrive_, wait_, "GroupBarrier::Arrive", loc);
+  }
+  /// Blocks until every member of the arrive group has arrived (once more).
+  void Wait(uint32_t waitIndex, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    if (ascendc_sim::CrossCoreUse<0>::on)
+      ascendc_sim::cross_core_group(false, ws_, waitIndex, arrive_, wait_, "GroupBarrier::Wait", loc);
+  }
+  /// GM bytes the barrier's messages take.
+  uint64_t GetWorkspaceLen() const { return uint64_t(arrive_ > wait_ ? arrive_ : wait_) * 512; }
+
+ private:
+  GM_ADDR ws_;
+  uint32_t arrive_, wait_;
+};
 
 }  // namespace AscendC

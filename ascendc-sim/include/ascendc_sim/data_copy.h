@@ -168,6 +168,9 @@ namespace ascendc_sim::dma {
 /// bfloat16_t data needs an SoC with bf16 (profile [capabilities] bf16).
 template <typename T>
 inline void check_dtype_soc(const char* api, const SrcLoc& loc) {
+  static_assert(elem_bits<T> >= 8,
+                "DataCopy/DataCopyPad of int4b_t is not implemented in the simulator: move the bytes as int8_t "
+                "(ReinterpretCast<int8_t>()), as the vendor's cast_int4b_t example does");
   if constexpr (std::is_same_v<T, bfloat16_t>) check_bf16_soc(api, loc);
 }
 }  // namespace ascendc_sim::dma
@@ -215,6 +218,26 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::params_ub_to_ub(dst.ref(), src.ref(), p.blockCount.wide(), p.blockLen.wide(), p.srcStride.wide(),
                                     p.dstStride.wide(), loc);
+}
+
+// ---- SetPadValue ----
+/// Sets DataCopyPad's pad-value register (GM -> VECIN/VECOUT copies; vendor page
+/// "SetPadValue(ISASI)": T is the type the copy moves, pos VECIN, VECOUT or MAX = either).
+/// It applies to every later GM->UB DataCopyPad of the core that requests left/right
+/// padding without isPad; a copy with isPad overwrites the register with its own
+/// paddingValue (see pad_gm_to_ub). A scalar register write: one scalar instruction.
+template <typename T, TPosition pos = TPosition::MAX>
+inline void SetPadValue(T paddingValue, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX (the GM->UB DataCopyPad paths)");
+  static_assert(sizeof(T) <= 8, "SetPadValue: the pad value is at most 8 bytes");
+  auto& c = ascendc_sim::ctx("SetPadValue");
+  ascendc_sim::dma::check_dtype_soc<T>("SetPadValue", loc);
+  ascendc_sim::check_pad_soc("SetPadValue", loc);
+  c.pad_reg_set = true;
+  std::memset(c.pad_reg, 0, sizeof c.pad_reg);
+  std::memcpy(c.pad_reg, &paddingValue, sizeof(T));
+  c.rec->scalar(1);
 }
 
 // ---- DataCopyPad ----

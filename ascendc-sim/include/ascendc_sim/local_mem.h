@@ -55,7 +55,7 @@ class LocalMemAllocator {
   template <class T>
   LocalTensor<T> take(TPosition pos, uint32_t n, const ascendc_sim::SrcLoc& loc) {
     auto& c = ascendc_sim::ctx("LocalMemAllocator::Alloc");
-    uint64_t bytes = uint64_t(n) * sizeof(T);
+    uint64_t bytes = ascendc_sim::bytes_for<T>(n);
     ascendc_sim::UbRef r = ascendc_sim::static_region(c, uint8_t(pos), cur_, bytes, "LocalMemAllocator::Alloc", loc);
     LocalTensor<T> t;
     t.addr_ = r.addr;

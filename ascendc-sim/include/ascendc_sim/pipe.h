@@ -41,9 +41,21 @@ void pipe_reset(CoreContext& c, int32_t pipe, const SrcLoc& loc);
 /// live TPipes alias UB).
 void check_in_flight_overlap(CoreContext& c, const UbRef& dst, uint32_t lo, uint32_t hi, const char* api,
                              const SrcLoc& loc);
-/// InitBuffer for a queue (tbuf = false, `num` buffers) or a TBuf (num = 1).
+/// InitBuffer for a queue (tbuf = false, `num` buffers) or a TBuf (num = 1), carved from
+/// the pipe or (pool >= 0) from a TBufPool.
 int32_t init_queue(CoreContext& c, int32_t pipe, uint8_t src, uint8_t dst, int32_t depth, bool tbuf,
-                   uint32_t num, uint64_t len, const char* api, const SrcLoc& loc);
+                   uint32_t num, uint64_t len, const char* api, const SrcLoc& loc, int32_t pool = -1);
+/// InitBufPool: a pool of `len` bytes (rounded up to 32) with `ids` buffer ids, carved
+/// from the pipe (parent < 0) or from pool `parent`; with share >= 0 it overlays pool
+/// `share` instead (same start, `len` at most the share's). Returns the pool id.
+int32_t pool_create(CoreContext& c, int32_t pipe, int32_t parent, int32_t share, uint32_t ids, uint64_t len,
+                    const char* api, const SrcLoc& loc);
+/// TBufPool::Reset: no tensor of the pool may be held (`pipe_reset_live_tensors`); waits
+/// for the pool's pending events (a PipeBarrier<PIPE_ALL>); its buffers stay, their
+/// contents become undefined (uninitialized), and they stop counting as in flight.
+void pool_reset(CoreContext& c, int32_t pool, const SrcLoc& loc);
+/// The pool id of a TBufPool object, checked live (`queue_not_initialized` otherwise).
+int32_t pool_check(CoreContext& c, int32_t pool, uint64_t serial, const char* api, const SrcLoc& loc);
 Handle alloc(CoreContext& c, int32_t qid, const SrcLoc& loc);
 void enque(CoreContext& c, int32_t qid, const UbRef& t, const SrcLoc& loc);
 Handle deque(CoreContext& c, int32_t qid, const SrcLoc& loc);
@@ -63,7 +75,7 @@ template <typename T>
 inline AscendC::LocalTensor<T> to_tensor(const Handle& h) {
   AscendC::LocalTensor<T> t;
   t.addr_ = h.addr;
-  t.size_ = h.bytes / uint32_t(sizeof(T));
+  t.size_ = uint32_t(ascendc_sim::elems_in<T>(h.bytes));
   t.buf_ = h.buf;
   t.gen_ = h.gen;
   t.pos_ = AscendC::TPosition(h.pos);
@@ -163,7 +175,7 @@ class TBuf : public TQueBindBase {
   LocalTensor<T> Get(uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     auto& c = ascendc_sim::ctx("TBuf::Get");
     return ascendc_sim::qs::to_tensor<T>(
-        ascendc_sim::qs::tbuf_get(c, id("TBuf::Get", loc), 0, uint64_t(len) * sizeof(T), "TBuf::Get", loc));
+        ascendc_sim::qs::tbuf_get(c, id("TBuf::Get", loc), 0, ascendc_sim::bytes_for<T>(len), "TBuf::Get", loc));
   }
   /// `size` elements starting `bufOffset` bytes into the buffer.
   template <typename T>
@@ -171,7 +183,7 @@ class TBuf : public TQueBindBase {
                                ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     auto& c = ascendc_sim::ctx("TBuf::GetWithOffset");
     return ascendc_sim::qs::to_tensor<T>(ascendc_sim::qs::tbuf_get(
-        c, id("TBuf::GetWithOffset", loc), bufOffset, uint64_t(size) * sizeof(T), "TBuf::GetWithOffset", loc));
+        c, id("TBuf::GetWithOffset", loc), bufOffset, ascendc_sim::bytes_for<T>(size), "TBuf::GetWithOffset", loc));
   }
   /// The whole buffer (as Get<T>()); a TBuf has no queue state and no synchronisation.
   template <typename T>
@@ -189,6 +201,79 @@ class TBuf : public TQueBindBase {
     auto& c = ascendc_sim::ctx("TBuf::GetBufLen");
     return ascendc_sim::qs::buf_len(c, id("TBuf::GetBufLen", ascendc_sim::SrcLoc::current()));
   }
+};
+
+/// A pool of UB carved from a TPipe (TPipe::InitBufPool) or from another pool
+/// (TBufPool::InitBufPool), which hands out queues, TBufs and sub-pools from its own bytes
+/// (vendor pages "TBufPool简介", "TBufPool构造函数", "InitBufPool", "InitBuffer", "Reset"):
+/// `bufIDSize` buffers at most (default 4, at most 16); a pool sharing another's bytes
+/// (InitBufPool(pool, len, shareBuf)) starts where that one starts and may be no longer.
+/// Switching between pools that share bytes needs Reset() on the one left (its events end:
+/// modelled as a PipeBarrier<PIPE_ALL>); its buffers stay allocated but their contents are
+/// undefined afterwards. Only the UB positions (VECIN, VECOUT, VECCALC) exist on AIV.
+template <TPosition pos, uint32_t bufIDSize = 4>
+class TBufPool {
+ public:
+  static constexpr bool isTbufPool = true;
+  static constexpr TPosition poolPos = pos;
+  static constexpr uint32_t bufSize = bufIDSize;
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC,
+                "TBufPool: the simulator models the AIV core's Unified Buffer only (VECIN, VECOUT, VECCALC); the L1 "
+                "positions A1/B1/C1 are cube-side");
+  static_assert(bufIDSize >= 1 && bufIDSize <= 16, "TBufPool: bufIDSize must be in [1, 16]");
+
+  /// A queue of `num` buffers of `len` bytes (rounded up to 32) from this pool.
+  template <class Q>
+  bool InitBuffer(Q& que, uint8_t num, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBufPool::InitBuffer");
+    int32_t pl = ascendc_sim::qs::pool_check(c, pool_, serial_, "TBufPool::InitBuffer", loc);
+    que.qid_ = ascendc_sim::qs::init_queue(c, pipe_, uint8_t(Q::kSrc), uint8_t(Q::kDst), Q::kDepth, false, num, len,
+                                           "TBufPool::InitBuffer", loc, pl);
+    que.serial_ = c.serial;
+    return true;
+  }
+  /// A TBuf of `len` bytes (rounded up to 32) from this pool.
+  template <TPosition bpos>
+  bool InitBuffer(TBuf<bpos>& buf, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBufPool::InitBuffer");
+    int32_t pl = ascendc_sim::qs::pool_check(c, pool_, serial_, "TBufPool::InitBuffer", loc);
+    buf.qid_ = ascendc_sim::qs::init_queue(c, pipe_, uint8_t(bpos), uint8_t(bpos), 0, true, 1, len,
+                                           "TBufPool::InitBuffer", loc, pl);
+    buf.serial_ = c.serial;
+    return true;
+  }
+  /// A sub-pool of `len` bytes carved from this pool.
+  template <class T>
+  bool InitBufPool(T& bufPool, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    static_assert(T::isTbufPool, "TBufPool::InitBufPool: the first argument must be a TBufPool");
+    auto& c = ascendc_sim::ctx("TBufPool::InitBufPool");
+    int32_t pl = ascendc_sim::qs::pool_check(c, pool_, serial_, "TBufPool::InitBufPool", loc);
+    bufPool.attach(c, pipe_, ascendc_sim::qs::pool_create(c, pipe_, pl, -1, T::bufSize, len, "TBufPool::InitBufPool", loc));
+    return true;
+  }
+  /// A sub-pool of `len` bytes overlaying the sub-pool `shareBuf` of this pool.
+  template <class T, class U>
+  bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    static_assert(T::isTbufPool && U::isTbufPool, "TBufPool::InitBufPool: both pools must be TBufPools");
+    auto& c = ascendc_sim::ctx("TBufPool::InitBufPool");
+    ascendc_sim::qs::pool_check(c, pool_, serial_, "TBufPool::InitBufPool", loc);
+    int32_t sh = ascendc_sim::qs::pool_check(c, shareBuf.pool_, shareBuf.serial_, "TBufPool::InitBufPool", loc);
+    bufPool.attach(c, pipe_, ascendc_sim::qs::pool_create(c, pipe_, -1, sh, T::bufSize, len, "TBufPool::InitBufPool", loc));
+    return true;
+  }
+  /// Ends the pool's work before switching to a pool that shares its bytes.
+  void Reset(ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    auto& c = ascendc_sim::ctx("TBufPool::Reset");
+    ascendc_sim::qs::pool_reset(c, ascendc_sim::qs::pool_check(c, pool_, serial_, "TBufPool::Reset", loc), loc);
+  }
+
+  void attach(ascendc_sim::CoreContext& c, int32_t pipe, int32_t pool) {
+    pipe_ = pipe;
+    pool_ = pool;
+    serial_ = c.serial;
+  }
+  int32_t pipe_ = -1, pool_ = -1;
+  uint64_t serial_ = 0;
 };
 
 class TPipe {
@@ -223,6 +308,27 @@ class TPipe {
     int32_t p = pipe_id(c);
     buf.qid_ = ascendc_sim::qs::init_queue(c, p, uint8_t(pos), uint8_t(pos), 0, true, 1, len, "TPipe::InitBuffer", loc);
     buf.serial_ = c.serial;
+    return true;
+  }
+
+  /// A TBufPool of `len` bytes (rounded up to 32) carved from the pipe's UB.
+  template <class T>
+  bool InitBufPool(T& bufPool, uint32_t len, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    static_assert(T::isTbufPool, "TPipe::InitBufPool: the first argument must be a TBufPool");
+    auto& c = ascendc_sim::ctx("TPipe::InitBufPool");
+    int32_t p = pipe_id(c);
+    bufPool.attach(c, p, ascendc_sim::qs::pool_create(c, p, -1, -1, T::bufSize, len, "TPipe::InitBufPool", loc));
+    return true;
+  }
+  /// A TBufPool of `len` bytes overlaying `shareBuf` (same start, `len` at most its length).
+  template <class T, class U>
+  bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+    static_assert(T::isTbufPool && U::isTbufPool, "TPipe::InitBufPool: both pools must be TBufPools");
+    static_assert(T::bufSize <= U::bufSize, "TPipe::InitBufPool: the pool's bufIDSize must not exceed shareBuf's");
+    auto& c = ascendc_sim::ctx("TPipe::InitBufPool");
+    int32_t p = pipe_id(c);
+    int32_t sh = ascendc_sim::qs::pool_check(c, shareBuf.pool_, shareBuf.serial_, "TPipe::InitBufPool", loc);
+    bufPool.attach(c, p, ascendc_sim::qs::pool_create(c, p, -1, sh, T::bufSize, len, "TPipe::InitBufPool", loc));
     return true;
   }
 

@@ -123,7 +123,7 @@ class LocalTensor {
               ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
     auto& c = ascendc_sim::ctx("LocalTensor");
     ascendc_sim::UbRef r =
-        ascendc_sim::static_region(c, uint8_t(pos), addr, uint64_t(tileSize) * sizeof(T), "LocalTensor", loc);
+        ascendc_sim::static_region(c, uint8_t(pos), addr, ascendc_sim::bytes_for<T>(tileSize), "LocalTensor", loc);
     addr_ = r.addr;
     size_ = tileSize;
     buf_ = r.buf;
@@ -133,6 +133,7 @@ class LocalTensor {
 
   /// Scalar read of element `index` on PIPE_S. Reading never-written UB is an error.
   T GetValue(const uint32_t index, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
+    static_assert(ascendc_sim::elem_bits<T> >= 8, "GetValue: int4b_t elements are not scalar-addressable in the simulator");
     auto& c = ascendc_sim::ctx("LocalTensor::GetValue");
     uint32_t lo = elem(index);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor",
@@ -149,6 +150,7 @@ class LocalTensor {
     static_assert(!std::is_same_v<T, bfloat16_t> || std::is_same_v<S, bfloat16_t>,
                   "SetValue on a bfloat16_t tensor needs a bfloat16_t value: scalar conversions to bf16 do not "
                   "compile for the NPU (FC-28); use AscendC::ToBfloat16");
+    static_assert(ascendc_sim::elem_bits<T> >= 8, "SetValue: int4b_t elements are not scalar-addressable in the simulator");
     auto& c = ascendc_sim::ctx("LocalTensor::SetValue");
     uint32_t lo = elem(index);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::SetValue", loc);
@@ -160,6 +162,7 @@ class LocalTensor {
   /// Reference to element `offset` (treated as a scalar write: the bytes count as
   /// initialized from here on).
   __ubuf__ T& operator()(const uint32_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {
+    static_assert(ascendc_sim::elem_bits<T> >= 8, "operator(): int4b_t elements are not scalar-addressable in the simulator");
     auto& c = ascendc_sim::ctx("LocalTensor::operator()");
     uint32_t lo = elem(offset);
     ascendc_sim::check_operand(c, ref(), lo, lo + sizeof(T), 1, "tensor", "LocalTensor::operator()", loc);
@@ -170,19 +173,19 @@ class LocalTensor {
   /// Sub-tensor starting `offset` elements in. Vector APIs need it 32-byte aligned.
   LocalTensor operator[](const uint32_t offset) const {
     LocalTensor r = *this;
-    r.addr_ = addr_ + offset * uint32_t(sizeof(T));
+    r.addr_ = addr_ + uint32_t(ascendc_sim::bytes_for<T>(offset));  // int4b_t: an odd offset is mid-byte
     r.size_ = size_ > offset ? size_ - offset : 0;
     return r;
   }
   uint32_t GetSize() const { return size_; }
   /// Length in bytes.
-  uint32_t GetLength() const { return size_ * uint32_t(sizeof(T)); }
+  uint32_t GetLength() const { return uint32_t(ascendc_sim::bytes_for<T>(size_)); }
   void SetSize(const uint32_t size) { size_ = size; }
   template <typename U>
   LocalTensor<U> ReinterpretCast() const {
     LocalTensor<U> r;
     r.addr_ = addr_;
-    r.size_ = uint32_t(uint64_t(size_) * sizeof(T) / sizeof(U));
+    r.size_ = uint32_t(uint64_t(size_) * ascendc_sim::elem_bits<T> / ascendc_sim::elem_bits<U>);
     r.buf_ = buf_;
     r.gen_ = gen_;
     r.pos_ = pos_;
@@ -193,7 +196,7 @@ class LocalTensor {
   uint64_t GetPhyAddr() const { return GetPhyAddr(0); }
   uint64_t GetPhyAddr(const uint32_t offset) const {
     ascendc_sim::CoreContext* c = ascendc_sim::tl_ctx;
-    return c ? uint64_t(reinterpret_cast<uintptr_t>(c->ub + addr_ + offset * sizeof(T))) : 0;
+    return c ? uint64_t(reinterpret_cast<uintptr_t>(c->ub + addr_ + ascendc_sim::bytes_for<T>(offset))) : 0;
   }
   int32_t GetPosition() const { return int32_t(pos_); }
   void SetUserTag(const TTagType tag) { tag_ = tag; }

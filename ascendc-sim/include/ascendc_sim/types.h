@@ -89,7 +89,33 @@ using ::half;
 inline constexpr float ToFloat(const bfloat16_t& v) { return v.to_float(); }
 /// float -> bf16 (round to nearest even).
 inline constexpr bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); }
+/// A 4-bit signed integer element (range [-8, 7]). Tensors pack two per byte; a tensor of
+/// int4b_t counts its size in 4-bit elements (GetSize) and is usually made by
+/// ReinterpretCast of an int8_t tensor (vendor cast_int4b_t example: "host side does not
+/// support int4b_t yet, allocate int8_t and ReinterpretCast"). Only Cast to and from half
+/// computes on it (the Cast pairs of the A2 throughput table).
+struct int4b_t {
+  uint8_t storage;
+};
 }  // namespace AscendC
+
+namespace ascendc_sim {
+/// Bits of one element of T (4 for int4b_t).
+template <typename T>
+inline constexpr uint32_t elem_bits = uint32_t(8 * sizeof(T));
+template <>
+inline constexpr uint32_t elem_bits<AscendC::int4b_t> = 4;
+/// Bytes that `n` elements of T occupy (rounded up).
+template <typename T>
+constexpr uint64_t bytes_for(uint64_t n) {
+  return (n * elem_bits<T> + 7) / 8;
+}
+/// Whole elements of T in `bytes` bytes.
+template <typename T>
+constexpr uint64_t elems_in(uint64_t bytes) {
+  return bytes * 8 / elem_bits<T>;
+}
+}  // namespace ascendc_sim
 
 namespace ascendc_sim {
 

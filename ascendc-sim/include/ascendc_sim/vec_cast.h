@@ -164,11 +164,144 @@ struct CastK {
   }
 };
 
+/// Cast between half and int4b_t (vendor Cast page and throughput table: int4b_t -> half
+/// and half -> int4b_t on A2, 128 elements per cycle). A repeat has 128 lanes (the half
+/// operand's 256 bytes); the int4b_t operand's lane l of repeat r is nibble l % 2 of byte
+/// (l % 64) / 2 of block l / 64: base + (r * repStride + (l / 64) * blkStride) * 32 +
+/// (l % 64) / 2 (the cast_int4b_t example's dstRepStride 2 = one repeat's 64 bytes). Element
+/// 2k is the low nibble of byte k (UNCERTAIN: the pages do not say which nibble comes
+/// first). half -> int4b_t rounds in `m` and saturates to [-8, 7] (NaN -> 0); the count
+/// form needs an even count when dst is int4b_t (asc_half2int4 page).
+struct I4Opnd {
+  UbRef t;
+  const char* role;
+  bool int4;
+  uint32_t blk, rep;
+};
+inline uint64_t i4_lane_byte(const I4Opnd& o, uint32_t r, uint32_t l) {
+  if (o.int4) return o.t.addr + (uint64_t(r) * o.rep + uint64_t(l / 64) * o.blk) * 32 + (l % 64) / 2;
+  return o.t.addr + (uint64_t(r) * o.rep + uint64_t(l / 16) * o.blk) * 32 + (l % 16) * 2;
+}
+inline void cast_int4(const I4Opnd& dst, const I4Opnd& src, RoundMode m, const vec::Shape& sh, bool count_form,
+                      const SrcLoc& loc) {
+  const char* api = "Cast";
+  CoreContext& c = ctx(api);
+  if (count_form && dst.int4 && sh.count % 2 != 0) {
+    fail("field_out_of_range", api, loc,
+         fmt("count %llu is odd: a Cast to int4b_t writes whole bytes, two elements each; the count must be even",
+             static_cast<unsigned long long>(sh.count)),
+         {{"count", double(sh.count)}});
+  }
+  auto active = [&](uint32_t r, uint32_t l) {
+    return sh.counter ? uint64_t(r) * sh.lanes + l < sh.count : bool((sh.mask[l / 64] >> (l % 64)) & 1);
+  };
+  // Footprints: from the first to the last byte any active lane touches.
+  uint64_t lo[2] = {~0ull, ~0ull}, hi[2] = {0, 0};
+  const I4Opnd* ops[2] = {&dst, &src};
+  bool any = false;
+  for (uint32_t r = 0; r < sh.repeats; r++)
+    for (uint32_t l = 0; l < sh.lanes; l++) {
+      if (!active(r, l)) continue;
+      any = true;
+      for (int i = 0; i < 2; i++) {
+        uint64_t b = i4_lane_byte(*ops[i], r, l);
+        lo[i] = std::min(lo[i], b);
+        hi[i] = std::max(hi[i], b + (ops[i]->int4 ? 1 : 2));
+      }
+    }
+  for (int i = 0; i < 2; i++) {
+    if (!any) {
+      check_tensor(c, ops[i]->t, ops[i]->role, api, loc);
+      continue;
+    }
+    check_operand(c, ops[i]->t, uint32_t(std::min<uint64_t>(lo[i], 0xFFFFFFFFull)),
+                  uint32_t(std::min<uint64_t>(hi[i], 0xFFFFFFFFull)), 32, ops[i]->role, api, loc);
+  }
+  if (any) {
+    uint32_t stamp = hz_issue(c, Pipe::V, loc);
+    hz_access(c, Pipe::V, stamp, uint32_t(lo[1]), uint32_t(hi[1]), false, api, loc);
+    hz_access(c, Pipe::V, stamp, uint32_t(lo[0]), uint32_t(hi[0]), true, api, loc);
+    for (uint32_t r = 0; r < sh.repeats; r++)
+      for (uint32_t l = 0; l < sh.lanes; l++) {
+        if (!active(r, l)) continue;
+        uint64_t sb = i4_lane_byte(src, r, l), db = i4_lane_byte(dst, r, l);
+        if (dst.int4) {
+          half v;
+          std::memcpy(&v, c.ub + sb, 2);
+          double x = double(to_f32(v));
+          int q = std::isnan(x) ? 0 : int(std::max(-8.0, std::min(7.0, round_int(x, m))));
+          uint8_t nib = uint8_t(q) & 0xF, sh4 = (l % 2) ? 4 : 0;
+          c.ub[db] = uint8_t((c.ub[db] & ~(0xF << sh4)) | (nib << sh4));
+          // A byte is initialized when both its nibbles are: with the partner lane inactive
+          // the byte keeps the other nibble's state (its old shadow).
+          bool ok = (c.shadow[sb] & c.shadow[sb + 1]) == kInit;
+          bool partner = (l % 2) == 0 ? (l + 1 < sh.lanes && active(r, l + 1)) : active(r, l - 1);
+          if (partner && (l % 2) == 0) {
+            c.shadow[db] = ok ? kInit : kUninit;
+          } else if (!ok) {
+            c.shadow[db] = kUninit;
+          }
+        } else {
+          uint8_t byte = c.ub[sb];
+          int v = (l % 2) ? (int8_t(byte) >> 4) : (int8_t(uint8_t(byte << 4)) >> 4);
+          half h = from_f32<half>(float(v));
+          std::memcpy(c.ub + db, &h, 2);
+          std::memset(c.shadow + db, c.shadow[sb], 2);
+        }
+      }
+  }
+  c.rec->vector(VecClass::Cast, DType::F16, any ? sh.repeats : 0, count_form);
+}
+
 }  // namespace ascendc_sim::cast
 
 namespace AscendC {
 
+// ---- int4b_t <-> half ----
 template <typename T, typename U>
+  requires(std::is_same_v<T, int4b_t> || std::is_same_v<U, int4b_t>)
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count,
+                 ASCENDC_SIM_LOC) {
+  static_assert((std::is_same_v<T, int4b_t> && std::is_same_v<U, half>) ||
+                    (std::is_same_v<T, half> && std::is_same_v<U, int4b_t>),
+                "Cast: int4b_t converts only to and from half on Ascend910B");
+  using namespace ascendc_sim;
+  cast::I4Opnd d{dst.ref(), "dst", std::is_same_v<T, int4b_t>, 1, std::is_same_v<T, int4b_t> ? 2u : 8u};
+  cast::I4Opnd s{src.ref(), "src", std::is_same_v<U, int4b_t>, 1, std::is_same_v<U, int4b_t> ? 2u : 8u};
+  cast::cast_int4(d, s, roundMode, vec::count_shape(count, 128), true, loc);
+  vec::end_count_form("Cast");
+}
+template <typename T, typename U, bool isSetMask = true>
+  requires(std::is_same_v<T, int4b_t> || std::is_same_v<U, int4b_t>)
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, uint64_t mask,
+                 ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert((std::is_same_v<T, int4b_t> && std::is_same_v<U, half>) ||
+                    (std::is_same_v<T, half> && std::is_same_v<U, int4b_t>),
+                "Cast: int4b_t converts only to and from half on Ascend910B");
+  using namespace ascendc_sim;
+  auto& c = ctx("Cast");
+  uint32_t r = vec::check_repeat(repeatTime.raw, "Cast", loc);
+  cast::I4Opnd d{dst.ref(), "dst", std::is_same_v<T, int4b_t>, p.dstBlkStride, p.dstRepStride};
+  cast::I4Opnd s{src.ref(), "src", std::is_same_v<U, int4b_t>, p.srcBlkStride, p.srcRepStride};
+  cast::cast_int4(d, s, roundMode, vec::mask_shape(c, mask, r, 128, isSetMask, "Cast", loc), false, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+  requires(std::is_same_v<T, int4b_t> || std::is_same_v<U, int4b_t>)
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                 const uint64_t mask[], ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert((std::is_same_v<T, int4b_t> && std::is_same_v<U, half>) ||
+                    (std::is_same_v<T, half> && std::is_same_v<U, int4b_t>),
+                "Cast: int4b_t converts only to and from half on Ascend910B");
+  using namespace ascendc_sim;
+  auto& c = ctx("Cast");
+  uint32_t r = vec::check_repeat(repeatTime.raw, "Cast", loc);
+  cast::I4Opnd d{dst.ref(), "dst", std::is_same_v<T, int4b_t>, p.dstBlkStride, p.dstRepStride};
+  cast::I4Opnd s{src.ref(), "src", std::is_same_v<U, int4b_t>, p.srcBlkStride, p.srcRepStride};
+  cast::cast_int4(d, s, roundMode, vec::bits_shape(c, mask, r, 128, isSetMask, "Cast", loc), false, loc);
+}
+
+template <typename T, typename U>
+  requires(!std::is_same_v<T, int4b_t> && !std::is_same_v<U, int4b_t>)
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count,
                  ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");
@@ -184,6 +317,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
   end_count_form("Cast");
 }
 template <typename T, typename U, bool isSetMask = true>
+  requires(!std::is_same_v<T, int4b_t> && !std::is_same_v<U, int4b_t>)
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, uint64_t mask,
                  ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");
@@ -199,6 +333,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
       mask_shape(c, mask, r, 256 / w, isSetMask, "Cast", loc), ops, false, loc, ascendc_sim::cast::CastK<T, U>{roundMode});
 }
 template <typename T, typename U, bool isSetMask = true>
+  requires(!std::is_same_v<T, int4b_t> && !std::is_same_v<U, int4b_t>)
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                  const uint64_t mask[], ascendc_sim::U8Arg repeatTime, const UnaryRepeatParams& p, ASCENDC_SIM_LOC) {
   static_assert(ascendc_sim::cast::legal<T, U>(), "Cast: this (source, destination) type pair is not supported on Ascend910B");

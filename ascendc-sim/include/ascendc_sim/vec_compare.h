@@ -11,6 +11,27 @@
 // modes element i uses bit i. The shadow of a bit-mask byte holds one "initialized" bit
 // per element, so a mask computed over a 256-byte rounded tile does not taint the lanes
 // whose inputs were valid.
+//
+// The CMPMASK register (128 bits, CoreContext::cmpmask). Facts from the vendor pages
+// "Compare（结果存入寄存器）", "GetCmpMask(ISASI)", "SetCmpMask(ISASI)" and "Select"
+// (cannmirror/asc-devkit docs/api/context/, Atlas A2 column):
+//  * Compare without dst, `Compare<T, isSetMask>(src0, src1, cmpMode, mask|mask[],
+//    BinaryRepeatParams)`: half/float only; no repeat argument, exactly one repeat
+//    (256 bytes); the result bits go to the register (bit l = lane l; lanes the mask
+//    leaves off, and bits past 256/sizeof(T), are 0).
+//  * GetCmpMask(dst): stores the register's 16 bytes to dst (start 16-byte aligned; the
+//    page also asks for at least 128 bytes of dst space, which is not enforced here:
+//    only the 16 bytes written are checked against the buffer).
+//  * SetCmpMask(src): loads 16 bytes of src (16-byte aligned) into the register. Mode 0
+//    reads it as the selection bits, mode 1 reads its first element as the scalar src1.
+//  * Select without a mask argument works on the mask registers set by SetVectorMask:
+//    `Select<T, SELMODE::VSEL_CMPMASK_SPR>(dst, src0, src1, repeatTime, params)` uses the
+//    register's first 256/sizeof(T) bits in every repeat; `Select<T, U>(dst, selMask, src0,
+//    repeatTime, params)` (mode 1) takes the scalar from the register and consumes selMask
+//    bits continuously across repeats. Mode 2 with the register holding selMask's address
+//    is not implemented (it does not compile).
+// All of them run on PIPE_V (asc_get_cmp_mask / asc_set_cmp_mask pages: "流水类型 PIPE_V");
+// GetCmpMask/SetCmpMask are priced as one repeat of a UB<->register copy.
 #pragma once
 
 #include <cstdint>
@@ -200,6 +221,77 @@ inline void select_impl(const UbRef& dst, const UbRef& sel, const UbRef& s0, con
   if (count_form) end_count_form(api);
 }
 
+/// Compare into the CMPMASK register: one repeat, `ops` = {src0, src1}.
+template <class T>
+inline void compare_reg(Opnd* ops, AscendC::CMPMODE mode, const Shape& sh, const char* api, const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  bool any = prepare(c, sh, ops, 2, api, loc);
+  uint64_t bits[2] = {0, 0}, init[2] = {~0ull, ~0ull};
+  if (any) {
+    for (uint32_t l = 0; l < sh.lanes; l++) {
+      bool act = sh.counter ? l < sh.count : ((sh.mask[l / 64] >> (l % 64)) & 1);
+      if (!act) continue;
+      uint64_t a0 = lane_off(ops[0], 0, l), b0 = lane_off(ops[1], 0, l);
+      T av, bv;
+      std::memcpy(&av, c.ub + a0, sizeof(T));
+      std::memcpy(&bv, c.ub + b0, sizeof(T));
+      if (cmp(widen(av), widen(bv), mode)) bits[l / 64] |= 1ull << (l % 64);
+      if ((all_init(c.shadow + a0, sizeof(T)) & all_init(c.shadow + b0, sizeof(T))) != kInit)
+        init[l / 64] &= ~(1ull << (l % 64));
+    }
+  }
+  c.cmpmask[0] = bits[0];
+  c.cmpmask[1] = bits[1];
+  c.cmpmask_init[0] = init[0];
+  c.cmpmask_init[1] = init[1];
+  c.rec->vector(VecClass::Compare, dtype_v<T>, any ? 1 : 0, false);
+}
+
+/// GetCmpMask: the register's 16 bytes to UB (shadow: one bit per register bit).
+inline void cmpmask_store(CoreContext& c, const UbRef& dst, const SrcLoc& loc) {
+  const char* api = "GetCmpMask";
+  check_operand(c, dst, dst.addr, dst.addr + 16, 16, "dst", api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
+  hz_access(c, Pipe::V, stamp, dst.addr, dst.addr + 16, true, api, loc);
+  std::memcpy(c.ub + dst.addr, c.cmpmask, 16);
+  std::memcpy(c.shadow + dst.addr, c.cmpmask_init, 16);
+  c.rec->vector(VecClass::Copy, DType::U16, 1, false);
+}
+
+/// SetCmpMask: 16 bytes of UB to the register.
+inline void cmpmask_load(CoreContext& c, const UbRef& src, const SrcLoc& loc) {
+  const char* api = "SetCmpMask";
+  check_operand(c, src, src.addr, src.addr + 16, 16, "src", api, loc);
+  uint32_t stamp = hz_issue(c, Pipe::V, loc);
+  hz_access(c, Pipe::V, stamp, src.addr, src.addr + 16, false, api, loc);
+  std::memcpy(c.cmpmask, c.ub + src.addr, 16);
+  // Shadow: a byte initialized gives its 8 bits (bit-mask bytes already hold bit shadows).
+  std::memcpy(c.cmpmask_init, c.shadow + src.addr, 16);
+  c.rec->vector(VecClass::Copy, DType::U16, 1, false);
+}
+
+/// Select mode 0 from the register: every repeat uses bits [0, lanes) of CMPMASK.
+template <class T>
+inline void select_reg(Opnd* ops, const Shape& sh, const char* api, const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  bool any = prepare(c, sh, ops, 3, api, loc);
+  if (any) {
+    for (uint32_t r = 0; r < sh.repeats; r++) {
+      for (uint32_t l = 0; l < sh.lanes; l++) {
+        bool act = sh.counter ? uint64_t(r) * sh.lanes + l < sh.count : ((sh.mask[l / 64] >> (l % 64)) & 1);
+        if (!act) continue;
+        bool take0 = (c.cmpmask[l / 64] >> (l % 64)) & 1;
+        uint8_t init = ((c.cmpmask_init[l / 64] >> (l % 64)) & 1) ? kInit : kUninit;
+        uint64_t d0 = lane_off(ops[0], r, l), s0 = lane_off(ops[take0 ? 1 : 2], r, l);
+        std::memmove(c.ub + d0, c.ub + s0, sizeof(T));
+        init &= all_init(c.shadow + s0, sizeof(T));
+        std::memset(c.shadow + d0, init, sizeof(T));
+      }
+    }
+  }
+  c.rec->vector(VecClass::Select, dtype_v<T>, any ? sh.repeats : 0, false);
+}
+
 }  // namespace ascendc_sim::vec
 
 #define ASCENDC_SIM_CMP_TYPES half, float, int32_t
@@ -326,6 +418,77 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
   auto r1 = src1.ref();
   select_impl<T>(dst.ref(), selMask.ref(), src0.ref(), &r1, T{}, selMode,
                  bits_shape(c, mask, r, 256 / sizeof(T), isSetMask, "Select", loc), ops, false, "Select", loc);
+}
+
+// ---- the CMPMASK register forms ----
+
+template <typename T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask,
+                    const BinaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>,
+                "Compare (result in the CMPMASK register): element type not supported on Ascend910B (half, float)");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Compare");
+  Opnd ops[2] = {od(src0.ref(), "src0", sizeof(T), p.src0BlkStride, p.src0RepStride, false),
+                 od(src1.ref(), "src1", sizeof(T), p.src1BlkStride, p.src1RepStride, false)};
+  compare_reg<T>(ops, cmpMode, mask_shape(c, mask, 1, 256 / sizeof(T), isSetMask, "Compare", loc), "Compare", loc);
+}
+template <typename T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
+                    const BinaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>,
+                "Compare (result in the CMPMASK register): element type not supported on Ascend910B (half, float)");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Compare");
+  Opnd ops[2] = {od(src0.ref(), "src0", sizeof(T), p.src0BlkStride, p.src0RepStride, false),
+                 od(src1.ref(), "src1", sizeof(T), p.src1BlkStride, p.src1RepStride, false)};
+  compare_reg<T>(ops, cmpMode, bits_shape(c, mask, 1, 256 / sizeof(T), isSetMask, "Compare", loc), "Compare", loc);
+}
+
+/// The CMPMASK register (16 bytes) to dst.
+template <typename T>
+inline void GetCmpMask(const LocalTensor<T>& dst, ASCENDC_SIM_LOC) {
+  auto& c = ascendc_sim::ctx("GetCmpMask");
+  ascendc_sim::vec::cmpmask_store(c, dst.ref(), loc);
+}
+/// 16 bytes of src to the CMPMASK register.
+template <typename T>
+inline void SetCmpMask(const LocalTensor<T>& src, ASCENDC_SIM_LOC) {
+  auto& c = ascendc_sim::ctx("SetCmpMask");
+  ascendc_sim::vec::cmpmask_load(c, src.ref(), loc);
+}
+
+/// Select without a mask argument, selection bits from the CMPMASK register (mode 0).
+template <typename T, SELMODE selMode>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                   ascendc_sim::U8Arg repeatTime, const BinaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "Select: element type not supported on Ascend910B");
+  static_assert(selMode == SELMODE::VSEL_CMPMASK_SPR,
+                "Select<T, selMode>(dst, src0, src1, repeat, params): only SELMODE::VSEL_CMPMASK_SPR is implemented in "
+                "the simulator (mode 2 with the selMask address in the CMPMASK register is not)");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Select");
+  uint32_t r = check_repeat(repeatTime.raw, "Select", loc);
+  Opnd ops[3] = {od(dst.ref(), "dst", sizeof(T), p.dstBlkStride, p.dstRepStride, true),
+                 od(src0.ref(), "src0", sizeof(T), p.src0BlkStride, p.src0RepStride, false),
+                 od(src1.ref(), "src1", sizeof(T), p.src1BlkStride, p.src1RepStride, false)};
+  select_reg<T>(ops, mask_shape(c, MASK_PLACEHOLDER, r, 256 / sizeof(T), false, "Select", loc), "Select", loc);
+}
+/// Select mode 1 without a mask argument: the scalar is the first element of the CMPMASK
+/// register (set by SetCmpMask), selMask is consumed continuously.
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   ascendc_sim::U8Arg repeatTime, const BinaryRepeatParams& p, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "Select: element type not supported on Ascend910B");
+  using namespace ascendc_sim::vec;
+  auto& c = ascendc_sim::ctx("Select");
+  uint32_t r = check_repeat(repeatTime.raw, "Select", loc);
+  Opnd ops[2] = {od(dst.ref(), "dst", sizeof(T), p.dstBlkStride, p.dstRepStride, true),
+                 od(src0.ref(), "src0", sizeof(T), p.src0BlkStride, p.src0RepStride, false)};
+  T sc;
+  std::memcpy(&sc, c.cmpmask, sizeof(T));
+  select_impl<T>(dst.ref(), selMask.ref(), src0.ref(), nullptr, sc, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                 mask_shape(c, MASK_PLACEHOLDER, r, 256 / sizeof(T), false, "Select", loc), ops, false, "Select", loc);
 }
 
 }  // namespace AscendC

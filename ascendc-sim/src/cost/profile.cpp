@@ -39,7 +39,8 @@ using toml::Value;
 const char* const kVecClassKeys[kVecClassCount] = {
     "simple",       "transcend",    "div",         "muladddst",   "cast",
     "duplicate",    "brcb",         "compare",     "select",      "whole_reduce",
-    "block_reduce", "pair_reduce",  "gather_mask", "gather",      "copy"};
+    "block_reduce", "pair_reduce",  "gather_mask", "gather",      "copy",
+    "sort"};
 const char* const kWidthKeys[4] = {"b8", "b16", "b32", "b64"};
 
 struct Field {
@@ -343,8 +344,10 @@ double Profile::Tables::cycles_per_repeat(VecClass cls, DType dtype) const {
   if (c < 0 || c >= kVecClassCount) c = 0;
   uint32_t bytes = dtype_bytes(dtype);
   // One repeat covers 256 bytes = 8 blocks of 32 B (api-reference §4.1); Brcb reads 8
-  // source elements per repeat and writes one 32-B block per element (§4.2).
-  double elements = cls == VecClass::Brcb ? 8.0 : 256.0 / double(bytes);
+  // source elements per repeat and writes one 32-B block per element (§4.2); a Sort
+  // "repeat" is one Sort32 iteration, 32 (score, index) structures (MrgSort reports its
+  // structures in units of 32).
+  double elements = cls == VecClass::Brcb ? 8.0 : cls == VecClass::Sort ? 32.0 : 256.0 / double(bytes);
   return elements / elements_per_cycle[c][width_index(bytes)];
 }
 
