@@ -181,15 +181,18 @@ fn busy(name: &str, pipe: &str) -> f64 {
         .unwrap_or_else(|| panic!("{name}: no busy time for {pipe}"))
 }
 
-/// SoftMax charges at least the vector work of the same softmax written by hand with
+/// SoftMax and RmsNorm charge at least the vector work of the same computation written by hand with
 /// row-batched basic instructions, and more passes (a smaller temporary buffer) cost more.
 #[test]
-fn softmax_is_not_cheaper_than_by_hand() {
+fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
     let hl = busy("softmax_hl_cost", "V");
     let hand = busy("softmax_by_hand", "V");
     assert!(hl >= hand, "SoftMax V busy {hl} us < by hand {hand} us");
     let instrs = |n: &str| result(n)["report"]["vector_instrs"].as_u64().unwrap();
     assert!(instrs("softmax_hl_cost") >= instrs("softmax_by_hand"));
+    let hl = busy("rmsnorm_hl_cost_ok", "V");
+    let hand = busy("rmsnorm_by_hand", "V");
+    assert!(hl >= hand, "RmsNorm V busy {hl} us < by hand {hand} us");
     // The same [8, 64] softmax with one row per pass (the minimum temporary space) issues 8
     // passes of instructions; with the largest space, one.
     let one_row = busy("softmax_f32_ok", "V");
