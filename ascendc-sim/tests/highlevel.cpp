@@ -105,6 +105,33 @@ __aicore__ void simple_softmax_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
   softmax_kernel<float, float>(x, y, w, t);
 }
 
+// In place (dst = src, isReuseSource), TBufs ordered with flags.
+__aicore__ void softmax_inplace_ok(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  const uint32_t n = td.m * td.k;
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> data, sumB, maxB, tmpB;
+  pipe.InitBuffer(data, n * 4);
+  pipe.InitBuffer(sumB, td.m * 32);
+  pipe.InitBuffer(maxB, td.m * 32);
+  pipe.InitBuffer(tmpB, td.tmpBytes);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> d = data.Get<float>();
+  LocalTensor<float> sum = sumB.Get<float>();
+  LocalTensor<float> max = maxB.Get<float>();
+  DataCopy(d, xg, n);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  SoftMax<float, true>(d, sum, max, d, tmpB.Get<uint8_t>(), td.sm, {td.m, td.k, td.m, td.k});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, d, n);
+  DataCopy(yg[n], sum, td.m * 8);
+  DataCopy(yg[n + td.m * 8], max, td.m * 8);
+}
+
 // The tiling was computed for the largest temporary space but the kernel gives the smallest.
 __aicore__ void softmax_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
@@ -473,6 +500,7 @@ const Case kCases[] = {
     {"softmax_f16_ok", softmax_f16_ok, Api::SoftMax, 2, 2, 8, 64, 64, 2, false},
     {"softmax_f16_f32_ok", softmax_f16_f32_ok, Api::SoftMax, 2, 4, 16, 48, 48, 1, false},
     {"softmax_padded_ok", softmax_padded_ok, Api::SoftMax, 4, 4, 8, 16, 13, 2, false},
+    {"softmax_inplace_ok", softmax_inplace_ok, Api::SoftMax, 4, 4, 8, 32, 32, 2, false},
     {"simple_softmax_ok", simple_softmax_ok, Api::SoftMax, 4, 4, 8, 64, 64, 2, true},
     {"softmax_tmp_too_small", softmax_tmp_too_small, Api::SoftMax, 4, 4, 16, 64, 64, 3, false},
     {"softmax_misaligned_k", softmax_misaligned_k, Api::SoftMax, 4, 4, 8, 16, 16, 0, false},
