@@ -21,6 +21,20 @@
 
 using namespace AscendC;
 
+// A custom operator's tiling-data class holding a SoftMaxTiling (the vendor's "SoftMax Tiling"
+// usage: TILING_DATA_FIELD_DEF_STRUCT on the host, the plain struct in the kernel).
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SoftmaxCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmaxTilingData);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(SoftmaxCustom, SoftmaxCustomTilingData)
+}  // namespace optiling
+struct SoftmaxCustomKernelTiling {
+  uint32_t totalLength;
+  SoftMaxTiling softmaxTilingData;
+};
+
 namespace {
 
 /// The tiling a case passes to its kernel (through GM, read with GET_TILING_DATA_WITH_STRUCT).
@@ -673,14 +687,25 @@ void host_checks() {
   GetLayerNormNDTilingInfo(ge::Shape({1, 8, 64}), lmin, 4, false, lt);
   ::LayerNormTiling lth;
   GetLayerNormNDTillingInfo(ge::Shape({2, 4, 32, 30}), 4096, 2, false, lth);
+  optiling::SoftmaxCustomTilingData custom;
+  custom.set_totalLength(320 * 64);
+  SoftMaxTilingFunc(ge::Shape({320, 64}), 2, 8192, custom.softmaxTilingData);
+  SoftmaxCustomKernelTiling kernel_side{};
+  uint8_t custom_buf[sizeof(SoftmaxCustomKernelTiling)] = {};
+  const bool custom_saved = custom.SaveToBuffer(custom_buf, sizeof custom_buf);
+  std::memcpy(&kernel_side, custom_buf, sizeof kernel_side);
+  const bool custom_ok = custom_saved && kernel_side.totalLength == 320 * 64 &&
+                         kernel_side.softmaxTilingData.srcM == 320 && kernel_side.softmaxTilingData.srcK == 64 &&
+                         kernel_side.softmaxTilingData.splitM == custom.softmaxTilingData.splitM &&
+                         kernel_side.softmaxTilingData.splitM > 0;
   std::printf(
-      "{\"name\":\"host\",\"sm_min\":%u,\"sm_max\":%u,\"sm_bad_min\":%u,\"sm_split\":%u,\"sm_range\":%u,"
+      "{\"name\":\"host\",\"custom_ok\":%s,\"sm_min\":%u,\"sm_max\":%u,\"sm_bad_min\":%u,\"sm_split\":%u,\"sm_range\":%u,"
       "\"sm_tail\":%u,\"sm_reduce_k\":%u,\"sm_big_split\":%u,\"sm_bytes\":%s,"
       "\"rms_ok\":%s,\"rms_max\":%u,\"rms_min\":%u,\"rms_h_max\":%u,\"rms_h_min\":%u,\"rms_tiling_ok\":%s,"
       "\"rms_bs\":%u,\"rms_align\":%u,\"rms_loop\":%u,\"rms_tail\":%u,\"rms_recip\":%.9g,\"rms_bad\":%s,"
       "\"rms_small\":%s,\"ln_max\":%u,\"ln_min\":%u,\"ln_one\":%u,\"ln_loop\":%u,\"ln_bufs\":%u,"
       "\"ln_h_first\":%u,\"ln_h_orig\":%u,\"ln_h_back\":%.9g}\n",
-      GetSoftMaxMinTmpSize(sm, 4, false), GetSoftMaxMaxTmpSize(sm, 4, false), GetSoftMaxMinTmpSize(sm_bad, 4, false),
+      custom_ok ? "true" : "false", GetSoftMaxMinTmpSize(sm, 4, false), GetSoftMaxMaxTmpSize(sm, 4, false), GetSoftMaxMinTmpSize(sm_bad, 4, false),
       smt.splitM, smt.rangeM, smt.tailM, smt.reduceK, smk.splitM, sm_bytes ? "true" : "false",
       rok ? "true" : "false", rmax, rmin, hmax, hmin, rtok ? "true" : "false", rt.mainBsLength,
       rt.mainBsLengthAlign, rt.loopRound, rt.tailBsLength, double(rt.reciprocalOfHLength),

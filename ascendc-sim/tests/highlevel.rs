@@ -208,6 +208,8 @@ fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
 #[test]
 fn host_tiling_helpers() {
     let h = run(Some("host")).remove(0);
+    // A custom op's tiling-data class with a SoftMaxTiling field reaches the kernel struct.
+    assert_eq!(h["custom_ok"], true, "{h}");
     // SoftMax [8, 64] float: one row needs 4 (8 + 64 + 64) = 544 bytes; all rows 8x.
     assert_eq!(h["sm_min"], 544, "{h}");
     assert_eq!(h["sm_max"], 4352, "{h}");
