@@ -14,13 +14,13 @@ struct AddTiling {
   uint32_t totalLength;
   uint32_t tileLength;
 };
-struct RmsNormTiling {
+struct RmsNormRowsTiling {
   uint32_t rows;
   uint32_t cols;
   float eps;
 };
 extern "C" void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, AddTiling tiling);
-extern "C" void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RmsNormTiling tiling);
+extern "C" void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RmsNormRowsTiling tiling);
 
 template <class F>
 static void bench(const char* name, double elements, int reps, F&& run) {
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < size_t(rows) * cols; i++) x[i] = half(float(i % 251) * 0.01f - 1.0f);
     for (uint32_t i = 0; i < cols; i++) g[i] = half(1.0f);
     bench("rms_norm fp16 [2048,4096] x 48", double(rows) * cols, reps, [&] {
-      return ascendc_sim::run_kernel_fn(rms_norm, "rms_norm", 48, x, g, y, RmsNormTiling{rows, cols, 1e-6f});
+      return ascendc_sim::run_kernel_fn(rms_norm, "rms_norm", 48, x, g, y, RmsNormRowsTiling{rows, cols, 1e-6f});
     });
   }
   return 0;

@@ -9,8 +9,9 @@
 // access them. SaveToBuffer into a buffer smaller than the class writes nothing and returns
 // false (the real one reports the overflow and writes nothing usable either).
 //
-// Not provided (a source using them does not compile): the high-level APIs' tiling
-// helpers (`Get…MaxMinTmpSize`, `…TilingFunc`, SoftMaxTiling / LayerNormTiling structs).
+// The high-level APIs' tiling helpers (SoftMax, RmsNorm, LayerNorm: `Get…TmpSize`,
+// `…TilingFunc`, `…TilingInfo`, the optiling tiling classes) are in tiling/hl_tiling_helpers.h,
+// included at the end.
 #pragma once
 
 #include <cstddef>
@@ -78,3 +79,5 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 }  // namespace ge
+
+#include "tiling/hl_tiling_helpers.h"  // SoftMax / RmsNorm / LayerNorm host tiling helpers

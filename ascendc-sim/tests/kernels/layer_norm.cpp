@@ -5,7 +5,7 @@
 
 using namespace AscendC;
 
-struct LayerNormTiling {
+struct LayerNormRowsTiling {
   uint32_t rows;
   uint32_t cols;
   float eps;
@@ -13,7 +13,7 @@ struct LayerNormTiling {
 
 class KernelLayerNorm {
  public:
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y, const LayerNormTiling& t) {
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y, const LayerNormRowsTiling& t) {
     uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
     uint32_t base = t.rows / blocks, rem = t.rows % blocks;
     rows_ = base + (idx < rem ? 1 : 0);
@@ -92,7 +92,7 @@ class KernelLayerNorm {
 };
 
 extern "C" __global__ __aicore__ void layer_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y,
-                                                 LayerNormTiling tiling) {
+                                                 LayerNormRowsTiling tiling) {
   KernelLayerNorm op;
   op.Init(x, gamma, beta, y, tiling);
   op.Process();

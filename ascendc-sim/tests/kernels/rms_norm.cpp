@@ -5,7 +5,7 @@
 
 using namespace AscendC;
 
-struct RmsNormTiling {
+struct RmsNormRowsTiling {
   uint32_t rows;
   uint32_t cols;
   float eps;
@@ -13,7 +13,7 @@ struct RmsNormTiling {
 
 class KernelRmsNorm {
  public:
-  __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, const RmsNormTiling& t) {
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, const RmsNormRowsTiling& t) {
     uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
     uint32_t base = t.rows / blocks, rem = t.rows % blocks;
     rows_ = base + (idx < rem ? 1 : 0);
@@ -83,7 +83,7 @@ class KernelRmsNorm {
   float eps_ = 0;
 };
 
-extern "C" __global__ __aicore__ void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RmsNormTiling tiling) {
+extern "C" __global__ __aicore__ void rms_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, RmsNormRowsTiling tiling) {
   KernelRmsNorm op;
   op.Init(x, gamma, y, tiling);
   op.Process();

@@ -1,0 +1,118 @@
+// ascendc_sim/hl_tiling.h — the kernel-side tiling structs of the high-level SoftMax,
+// RmsNorm and LayerNorm APIs (CANN `kernel_tiling/kernel_tiling.h`), and SoftMaxShapeInfo.
+//
+// Plain structs at global scope (as the vendor's generated kernel_tiling.h declares them),
+// also reachable as `AscendC::X` and `AscendC::tiling::X`. The host fills them with the
+// helpers of `tiling/tiling_api.h` (the `optiling::X` tiling-data classes have the same
+// fields in the same order, so `SaveToBuffer` writes exactly these bytes).
+//
+// Field lists and order (facts, not code, from the vendor's API pages "SoftMax Tiling使用说明"
+// atlasascendc_api_07_0761, "RmsNorm Tiling" and "LayerNorm Tiling" atlasascendc_api_07_0801):
+// every field is uint32_t except RmsNormTiling::reciprocalOfHLength and
+// LayerNormTiling::lastDimValueBack (float).
+#pragma once
+
+#include <cstdint>
+
+struct SoftMaxTiling {
+  uint32_t srcM = 0;
+  uint32_t srcK = 0;
+  uint32_t srcSize = 0;
+  uint32_t outMaxM = 0;
+  uint32_t outMaxK = 0;
+  uint32_t outMaxSize = 0;
+  uint32_t splitM = 0;
+  uint32_t splitK = 0;
+  uint32_t splitSize = 0;
+  uint32_t reduceM = 0;
+  uint32_t reduceK = 0;
+  uint32_t reduceSize = 0;
+  uint32_t rangeM = 0;
+  uint32_t tailM = 0;
+  uint32_t tailSplitSize = 0;
+  uint32_t tailReduceSize = 0;
+};
+
+struct RmsNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  float reciprocalOfHLength = 0;
+  uint32_t mainBshLength = 0;
+  uint32_t mainBsLength = 0;
+  uint32_t mainBsLengthAlign = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t tailBshLength = 0;
+  uint32_t tailBsLength = 0;
+};
+
+struct LayerNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t inputXSize = 0;
+  uint32_t meanVarSize = 0;
+  uint32_t numberOfTmpBuf = 0;
+  uint32_t meanTmpTensorPos = 0;
+  uint32_t meanTmpTensorSize = 0;
+  uint32_t varianceTmpTensorPos = 0;
+  uint32_t varianceTmpTensorSize = 0;
+  uint32_t tmpBufSize = 0;
+  uint32_t oneTmpSize = 0;
+  uint32_t firstTmpStartPos = 0;
+  uint32_t secondTmpStartPos = 0;
+  uint32_t thirdTmpStartPos = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputRoundSize = 0;
+  uint32_t inputTailSize = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t meanVarRoundSize = 0;
+  uint32_t meanVarTailSize = 0;
+  uint32_t meanVarTailPos = 0;
+  uint32_t bshCurLength = 0;
+  uint32_t bsCurLength = 0;
+  float lastDimValueBack = 0;
+};
+
+namespace AscendC {
+using ::LayerNormTiling;
+using ::RmsNormTiling;
+using ::SoftMaxTiling;
+namespace tiling {
+using ::LayerNormTiling;
+using ::RmsNormTiling;
+using ::SoftMaxTiling;
+}  // namespace tiling
+
+/// The shape a SoftMax-family call works on (vendor SoftMax page): srcM = product of the
+/// non-last axes, srcK = last axis (32-byte aligned), oriSrcM / oriSrcK = the unpadded
+/// lengths. All zero (`{}`, the default argument) means "take the shape from the tiling".
+struct SoftMaxShapeInfo {
+  uint32_t srcM = 0;
+  uint32_t srcK = 0;
+  uint32_t oriSrcM = 0;
+  uint32_t oriSrcK = 0;
+};
+
+enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
+
+/// SoftMax template configuration (vendor softmax_utils.h: isCheckTiling, oriSrcM, oriSrcK,
+/// mode). The simulator always takes the shape from SoftMaxShapeInfo when it is given (what
+/// isCheckTiling = true does) and supports only SOFTMAX_NORMAL (a static_assert otherwise).
+struct SoftmaxConfig {
+  constexpr SoftmaxConfig(const bool isCheckTilingIn) : isCheckTiling(isCheckTilingIn) {}
+  constexpr SoftmaxConfig(const bool isCheckTilingIn, const uint32_t oriSrcMIn, const uint32_t oriSrcKIn)
+      : isCheckTiling(isCheckTilingIn), oriSrcM(oriSrcMIn), oriSrcK(oriSrcKIn) {}
+  constexpr SoftmaxConfig(const bool isCheckTilingIn, const uint32_t oriSrcMIn, const uint32_t oriSrcKIn,
+                          const SoftmaxMode modeIn)
+      : isCheckTiling(isCheckTilingIn), oriSrcM(oriSrcMIn), oriSrcK(oriSrcKIn), mode(modeIn) {}
+  bool isCheckTiling = true;
+  uint32_t oriSrcM = 0;
+  uint32_t oriSrcK = 0;
+  SoftmaxMode mode = SoftmaxMode::SOFTMAX_NORMAL;
+};
+inline constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+}  // namespace AscendC

@@ -1,0 +1,352 @@
+// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax, RmsNorm and
+// LayerNorm APIs (included by tiling/tiling_api.h; also reachable as
+// tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
+// tiling/normalization/layernorm_tiling.h).
+//
+// `optiling::SoftMaxTiling` / `RmsNormTiling` / `LayerNormTiling` are tiling-data classes
+// (BEGIN_TILING_DATA_DEF) with the kernel structs' fields in the same order
+// (ascendc_sim/hl_tiling.h), so `SaveToBuffer` / TILING_DATA_FIELD_DEF_STRUCT carry them to
+// the kernel unchanged; the helpers fill either form.
+//
+// Size rules (bytes; the temporary space is counted in float elements of 4 bytes, as the
+// vendor's implementation keeps intermediates in float). The published formulas were read
+// from the vendor's public host tiling sources for Atlas A2 (facts only; written anew):
+//  * SoftMax (dataTypeSize = size of the sum/max type, epb = 32 / dataTypeSize, shape
+//    [.., K] seen as [M, K]): min = 4 (epb + K + 64), max = 4 M (epb + K + 64).
+//    SoftMaxTilingFunc: rows per pass splitM = min(ws / 4 / (epb + K + 64), M), rounded down to
+//    a multiple of 8 when it is above 8 and below M; for "basic blocks" (M % 8 == 0,
+//    K % 64 == 0) splitM is further lowered to a divisor of M (in steps of 8) and halved
+//    while splitM K >= 64 * 256 (the 255-repeat limit). rangeM = M / splitM, tailM = M % splitM.
+//  * RmsNorm (shape [B, S, H], H * typeSize a multiple of 32; c = 2 for half, 1 for float):
+//    min = 4 (c H + 8), max = 4 (c B S H + align(B S, 32 / typeSize)).
+//    GetRmsNormTilingInfo: rows per pass bs = the largest n (>= 1) with
+//    n c H + align8(n) <= stackBufferByteSize / 4, at most B S and 255; mainBsLengthAlign =
+//    align8(bs); loopRound = B S H / (bs H); the rest is the tail. False for a bad shape
+//    (not 3-D, B/S differ from the original shape, H < original H, H * typeSize not a
+//    multiple of 32) or a buffer below the minimum.
+//  * LayerNorm (shape [B, S, H] or [B, S, H, originalH]): n = 2 buffers for float with
+//    isReuseSource, else 3; min = n align32(4 H) + 2 align32(4 B S),
+//    max = n align32(4 B S H) + 2 align32(4 B S). GetLayerNormNDTilingInfo: half keeps mean and
+//    variance in float at the start of the buffer (2 align8(B S) floats, none for float);
+//    oneTmpSize = ((ws / 4 - that) / n) rounded down to whole rows (at most B S H); rows per
+//    pass = oneTmpSize / H; lastDimValueBack = 1 / originalH.
+// Bad arguments (empty shape, a type size other than 2 or 4, a misaligned last axis) make
+// the size helpers return 0 and leave the tiling zeroed (the vendor's helpers log and
+// return 0 / leave it unset); the kernel APIs then report the zero tiling.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "ascendc_sim/hl_tiling.h"
+#include "tiling/tiling_api.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SoftMaxTiling)
+TILING_DATA_FIELD_DEF(uint32_t, srcM);
+TILING_DATA_FIELD_DEF(uint32_t, srcK);
+TILING_DATA_FIELD_DEF(uint32_t, srcSize);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
+TILING_DATA_FIELD_DEF(uint32_t, splitM);
+TILING_DATA_FIELD_DEF(uint32_t, splitK);
+TILING_DATA_FIELD_DEF(uint32_t, splitSize);
+TILING_DATA_FIELD_DEF(uint32_t, reduceM);
+TILING_DATA_FIELD_DEF(uint32_t, reduceK);
+TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
+TILING_DATA_FIELD_DEF(uint32_t, rangeM);
+TILING_DATA_FIELD_DEF(uint32_t, tailM);
+TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
+TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+END_TILING_DATA_DEF;
+
+BEGIN_TILING_DATA_DEF(RmsNormTiling)
+TILING_DATA_FIELD_DEF(uint32_t, bLength);
+TILING_DATA_FIELD_DEF(uint32_t, sLength);
+TILING_DATA_FIELD_DEF(uint32_t, hLength);
+TILING_DATA_FIELD_DEF(uint32_t, originalHLength);
+TILING_DATA_FIELD_DEF(float, reciprocalOfHLength);
+TILING_DATA_FIELD_DEF(uint32_t, mainBshLength);
+TILING_DATA_FIELD_DEF(uint32_t, mainBsLength);
+TILING_DATA_FIELD_DEF(uint32_t, mainBsLengthAlign);
+TILING_DATA_FIELD_DEF(uint32_t, loopRound);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, tailBshLength);
+TILING_DATA_FIELD_DEF(uint32_t, tailBsLength);
+END_TILING_DATA_DEF;
+
+BEGIN_TILING_DATA_DEF(LayerNormTiling)
+TILING_DATA_FIELD_DEF(uint32_t, bLength);
+TILING_DATA_FIELD_DEF(uint32_t, sLength);
+TILING_DATA_FIELD_DEF(uint32_t, hLength);
+TILING_DATA_FIELD_DEF(uint32_t, originalHLength);
+TILING_DATA_FIELD_DEF(uint32_t, inputXSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarSize);
+TILING_DATA_FIELD_DEF(uint32_t, numberOfTmpBuf);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, tmpBufSize);
+TILING_DATA_FIELD_DEF(uint32_t, oneTmpSize);
+TILING_DATA_FIELD_DEF(uint32_t, firstTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, secondTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, thirdTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, loopRound);
+TILING_DATA_FIELD_DEF(uint32_t, inputRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
+TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
+TILING_DATA_FIELD_DEF(float, lastDimValueBack);
+END_TILING_DATA_DEF;
+}  // namespace optiling
+
+static_assert(sizeof(optiling::SoftMaxTiling) == sizeof(::SoftMaxTiling), "SoftMaxTiling layout");
+static_assert(sizeof(optiling::RmsNormTiling) == sizeof(::RmsNormTiling), "RmsNormTiling layout");
+static_assert(sizeof(optiling::LayerNormTiling) == sizeof(::LayerNormTiling), "LayerNormTiling layout");
+
+namespace ascendc_sim::hl_host {
+inline uint32_t align_up(uint64_t v, uint32_t unit) { return uint32_t((v + unit - 1) / unit * unit); }
+/// [M, K] of a SoftMax source shape (K = last axis, M = product of the others); false when
+/// the shape is empty or has a zero dimension.
+inline bool mk(const ge::Shape& s, uint32_t* m, uint32_t* k) {
+  std::vector<int64_t> d = s.GetDims();
+  if (d.empty()) return false;
+  uint64_t n = 1;
+  for (int64_t x : d) {
+    if (x <= 0) return false;
+    n *= uint64_t(x);
+  }
+  *k = uint32_t(d.back());
+  *m = uint32_t(n / uint64_t(d.back()));
+  return true;
+}
+inline bool softmax_ok(const ge::Shape& s, uint32_t type_size, uint32_t* m, uint32_t* k) {
+  if (type_size != 2 && type_size != 4) return false;
+  if (!mk(s, m, k)) return false;
+  return uint64_t(*k) * type_size % 32 == 0;
+}
+/// Floats one SoftMax row needs in the temporary space: epb + K + 64.
+inline uint32_t softmax_row_floats(uint32_t k, uint32_t type_size) { return 32 / type_size + k + 64; }
+template <class Tiling>
+inline void softmax_fill(const ge::Shape& s, uint32_t type_size, uint32_t ws, Tiling& t) {
+  uint32_t m = 0, k = 0;
+  if (!softmax_ok(s, type_size, &m, &k)) return;
+  const uint32_t epb = 32 / type_size;
+  uint32_t base = std::min(ws / 4 / softmax_row_floats(k, type_size), m);
+  if (base < m && base > 8) base = base / 8 * 8;
+  if (base > 8 && m % 8 == 0 && k % 64 == 0) {  // basic blocks
+    base = base / 8 * 8;
+    while (m % base != 0) base -= 8;
+    while (uint64_t(base) * k >= 64u * 256u) base /= 2;
+  }
+  t.srcM = m;
+  t.srcK = k;
+  t.srcSize = m * k;
+  t.outMaxM = m;
+  t.outMaxK = epb;
+  t.outMaxSize = m * epb;
+  t.splitM = base;
+  t.splitK = k;
+  t.splitSize = base * k;
+  t.reduceM = base;
+  t.reduceK = epb;
+  t.reduceSize = base * epb;
+  t.rangeM = base ? m / base : 0;
+  t.tailM = base ? m % base : 0;
+  t.tailSplitSize = t.tailM * k;
+  t.tailReduceSize = t.tailM * epb;
+}
+/// RmsNorm [B, S, H]; false when not 3-D or a dimension is not positive.
+inline bool bsh(const ge::Shape& s, uint32_t* b, uint32_t* sl, uint32_t* h) {
+  std::vector<int64_t> d = s.GetDims();
+  if (d.size() != 3 || d[0] <= 0 || d[1] <= 0 || d[2] <= 0) return false;
+  *b = uint32_t(d[0]);
+  *sl = uint32_t(d[1]);
+  *h = uint32_t(d[2]);
+  return true;
+}
+inline uint32_t rms_min(uint32_t h, uint32_t type_size) { return 4 * ((type_size == 2 ? 2 : 1) * h + 8); }
+template <class Tiling>
+inline bool rms_fill(const ge::Shape& src, const ge::Shape& ori, uint32_t ws, uint32_t type_size, Tiling& t) {
+  uint32_t b = 0, s = 0, h = 0, ob = 0, os = 0, oh = 0;
+  if (type_size != 2 && type_size != 4) return false;
+  if (!bsh(src, &b, &s, &h) || !bsh(ori, &ob, &os, &oh)) return false;
+  if (b != ob || s != os || h < oh || uint64_t(h) * type_size % 32 != 0) return false;
+  if (ws < rms_min(h, type_size)) return false;
+  const uint32_t c = type_size == 2 ? 2 : 1;
+  const uint32_t floats = ws / 4;
+  uint32_t rows = 1;
+  while (uint64_t(rows + 1) * h * c + align_up(rows + 1, 8) <= floats) rows++;
+  rows = std::min(rows, b * s);
+  rows = std::min(rows, 255u);
+  const uint32_t total = b * s * h, main = rows * h;
+  t.bLength = b;
+  t.sLength = s;
+  t.hLength = h;
+  t.originalHLength = oh;
+  t.reciprocalOfHLength = 1.0f / float(oh);
+  t.mainBshLength = main;
+  t.mainBsLength = rows;
+  t.mainBsLengthAlign = align_up(rows, 8);
+  t.loopRound = total / main;
+  t.tailBshLength = total % main;
+  t.inputTailPos = total - t.tailBshLength;
+  t.tailBsLength = t.tailBshLength / h;
+  return true;
+}
+/// LayerNorm [B, S, H] or [B, S, H, originalH].
+inline bool bshh(const ge::Shape& s, uint32_t* b, uint32_t* sl, uint32_t* h, uint32_t* oh) {
+  std::vector<int64_t> d = s.GetDims();
+  if (d.size() != 3 && d.size() != 4) return false;
+  for (int64_t x : d)
+    if (x <= 0) return false;
+  *b = uint32_t(d[0]);
+  *sl = uint32_t(d[1]);
+  *h = uint32_t(d[2]);
+  *oh = d.size() == 4 ? uint32_t(d[3]) : *h;
+  return *oh <= *h;
+}
+inline uint32_t ln_bufs(uint32_t type_size, bool reuse) { return reuse && type_size == 4 ? 2 : 3; }
+template <class Tiling>
+inline void ln_fill(const ge::Shape& src, uint32_t ws, uint32_t type_size, bool reuse, Tiling& t) {
+  uint32_t b = 0, s = 0, h = 0, oh = 0;
+  if (type_size != 2 && type_size != 4) return;
+  if (!bshh(src, &b, &s, &h, &oh) || uint64_t(h) * type_size % 32 != 0) return;
+  const uint32_t n = ln_bufs(type_size, reuse);
+  const uint32_t total = b * s * h, mv = b * s;
+  const uint32_t mv_floats = align_up(mv, 8);
+  const uint32_t mv_total = type_size == 4 ? 0 : 2 * mv_floats;
+  const uint32_t floats = ws / 4;
+  if (floats <= mv_total) return;
+  uint32_t one = (floats - mv_total) / n / h * h;
+  one = std::min(one, total);
+  if (one == 0) return;
+  t.bLength = b;
+  t.sLength = s;
+  t.hLength = h;
+  t.originalHLength = oh;
+  t.inputXSize = total;
+  t.meanVarSize = mv;
+  t.numberOfTmpBuf = n;
+  t.meanTmpTensorPos = 0;
+  t.meanTmpTensorSize = mv_floats;
+  t.varianceTmpTensorPos = mv_floats;
+  t.varianceTmpTensorSize = mv_floats;
+  t.tmpBufSize = floats;
+  t.oneTmpSize = one;
+  t.firstTmpStartPos = mv_total;
+  t.secondTmpStartPos = mv_total + one;
+  t.thirdTmpStartPos = mv_total + 2 * one;
+  t.loopRound = total / one;
+  t.inputRoundSize = one;
+  t.inputTailSize = total % one;
+  t.inputTailPos = total - t.inputTailSize;
+  t.meanVarRoundSize = one / h;
+  t.meanVarTailSize = t.inputTailSize / h;
+  t.meanVarTailPos = mv - t.meanVarTailSize;
+  t.bshCurLength = one;
+  t.bsCurLength = one / h;
+  t.lastDimValueBack = 1.0f / float(oh);
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+// ---------------------------------------------------------------- SoftMax / SimpleSoftMax
+/// Largest temporary space SoftMax / SimpleSoftMax can use (bytes): 4 M (epb + K + 64).
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * m * ascendc_sim::hl_host::softmax_row_floats(k, dataTypeSize);
+}
+/// Smallest temporary space SoftMax / SimpleSoftMax can work with (bytes): one row, 4 (epb + K + 64).
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * ascendc_sim::hl_host::softmax_row_floats(k, dataTypeSize);
+}
+inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              optiling::SoftMaxTiling& softmaxTiling) {
+  ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
+}
+inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              ::SoftMaxTiling& softmaxTiling) {
+  ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
+}
+
+// ---------------------------------------------------------------- RmsNorm
+inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                    uint32_t& minValue, const bool isBasicBlock = false) {
+  uint32_t b = 0, s = 0, h = 0;
+  if (typeSize != 2 && typeSize != 4) return false;
+  if (!ascendc_sim::hl_host::bsh(srcShape, &b, &s, &h)) return false;
+  if (isBasicBlock && (h % 64 != 0 || b * s % 8 != 0 || h >= 2048)) return false;
+  const uint32_t c = typeSize == 2 ? 2 : 1;
+  maxValue = 4 * (c * b * s * h + ascendc_sim::hl_host::align_up(uint64_t(b) * s, 32 / typeSize));
+  minValue = ascendc_sim::hl_host::rms_min(h, typeSize);
+  return true;
+}
+inline bool GetRmsNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                 const uint32_t stackBufferByteSize, const uint32_t typeSize,
+                                 optiling::RmsNormTiling& tiling, const bool isBasicBlock = false) {
+  (void)isBasicBlock;
+  return ascendc_sim::hl_host::rms_fill(srcShape, originSrcShape, stackBufferByteSize, typeSize, tiling);
+}
+inline bool GetRmsNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                 const uint32_t stackBufferByteSize, const uint32_t typeSize, ::RmsNormTiling& tiling,
+                                 const bool isBasicBlock = false) {
+  (void)isBasicBlock;
+  return ascendc_sim::hl_host::rms_fill(srcShape, originSrcShape, stackBufferByteSize, typeSize, tiling);
+}
+
+// ---------------------------------------------------------------- LayerNorm
+inline void GetLayerNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                      uint32_t& maxValue, uint32_t& minValue) {
+  uint32_t b = 0, s = 0, h = 0, oh = 0;
+  maxValue = minValue = 0;
+  if (typeSize != 2 && typeSize != 4) return;
+  if (!ascendc_sim::hl_host::bshh(srcShape, &b, &s, &h, &oh)) return;
+  const uint32_t n = ascendc_sim::hl_host::ln_bufs(typeSize, isReuseSource);
+  const uint32_t mv = ascendc_sim::hl_host::align_up(uint64_t(b) * s * 4, 32);
+  maxValue = n * ascendc_sim::hl_host::align_up(uint64_t(b) * s * h * 4, 32) + 2 * mv;
+  minValue = n * ascendc_sim::hl_host::align_up(uint64_t(h) * 4, 32) + 2 * mv;
+}
+inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, optiling::LayerNormTiling& tiling) {
+  ascendc_sim::hl_host::ln_fill(srcShape, stackBufferSize, typeSize, isReuseSource, tiling);
+}
+inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, ::LayerNormTiling& tiling) {
+  ascendc_sim::hl_host::ln_fill(srcShape, stackBufferSize, typeSize, isReuseSource, tiling);
+}
+/// The older spelling the vendor keeps (deprecated there).
+inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                      const uint32_t typeSize, const bool isReuseSource,
+                                      optiling::LayerNormTiling& tilling) {
+  ascendc_sim::hl_host::ln_fill(srcShape, stackBufferSize, typeSize, isReuseSource, tilling);
+}
+inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                      const uint32_t typeSize, const bool isReuseSource, ::LayerNormTiling& tilling) {
+  ascendc_sim::hl_host::ln_fill(srcShape, stackBufferSize, typeSize, isReuseSource, tilling);
+}
+}  // namespace AscendC
+
+// Host tiling functions are often called unqualified inside `namespace optiling`.
+namespace optiling {
+using AscendC::GetLayerNormMaxMinTmpSize;
+using AscendC::GetLayerNormNDTilingInfo;
+using AscendC::GetLayerNormNDTillingInfo;
+using AscendC::GetRmsNormMaxMinTmpSize;
+using AscendC::GetRmsNormTilingInfo;
+using AscendC::GetSoftMaxMaxTmpSize;
+using AscendC::GetSoftMaxMinTmpSize;
+using AscendC::SoftMaxTilingFunc;
+}  // namespace optiling
