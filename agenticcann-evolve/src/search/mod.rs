@@ -299,8 +299,8 @@ pub struct SearchRun {
     /// Wall time, seconds.
     pub seconds: f64,
     /// Seconds spent in the judge: the loop's evaluations and the agent's tool calls (summed
-    /// over candidates, so above the wall time with parallel jobs; the offline seed counts
-    /// only the evaluation of the variant `synth::search` chose).
+    /// over candidates, so above the wall time with parallel jobs), and the wall time of the
+    /// offline seed's `synth::search` (which judges each variant it proposes).
     pub judge_seconds: f64,
     /// Seconds spent waiting for the model (an agent run's wall time less its tool calls).
     pub model_seconds: f64,
@@ -861,14 +861,18 @@ impl Loop<'_> {
         let mut batch: Vec<Pending> = Vec::new();
         let mut seed_at = None;
         if self.cfg.offline_seed {
-            match synth::search(self.op, &SynthOptions::default(), &self.cfg.agent.eval) {
+            // synth::search judges every variant it proposes (its code generation is
+            // negligible next to that): its whole wall time is judge time.
+            let t0 = Instant::now();
+            let searched = synth::search(self.op, &SynthOptions::default(), &self.cfg.agent.eval);
+            self.judge_seconds += t0.elapsed().as_secs_f64();
+            match searched {
                 Ok(s) => {
                     let label = format!(
                         "offline seed (synth::search: {})",
                         tiling::offline_label(&s.options)
                     );
                     let mut p = Pending::new(s.best.candidate, "offline", None, 0, label);
-                    self.judge_seconds += s.best.evaluation.timings.total_ms / 1000.0;
                     p.evaluation = Some(s.best.evaluation);
                     seed_at = Some(batch.len());
                     batch.push(p);
