@@ -54,8 +54,13 @@ pub struct ReferenceTimes {
     pub times: Vec<(BTreeMap<String, u64>, f64)>,
 }
 
-/// The cache file of `op`'s reference under `options`' cache folder and toolchain.
-fn cache_path(op: &OpSpec, options: &EvalOptions) -> Result<PathBuf, JudgeError> {
+/// The cache file of `op`'s reference under `options`' cache folder and toolchain
+/// (`<cache>/reference/<key, 32 hex digits>-<toolchain digest, 16>.json`). Files of other
+/// toolchains (older simulator headers) stay beside it and are never read.
+///
+/// # Errors
+/// [`JudgeError`] when `options` names no toolchain and none is found.
+pub fn cache_path(op: &OpSpec, options: &EvalOptions) -> Result<PathBuf, JudgeError> {
     let tc = match &options.toolchain {
         Some(t) => t.clone(),
         None => SimToolchain::from_env()?,
