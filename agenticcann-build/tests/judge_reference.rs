@@ -69,8 +69,7 @@ fn the_reference_is_the_offline_kernel_and_is_cached() {
     let recomputed = reference::reference_times(op, &opts).unwrap().unwrap();
     assert_eq!(recomputed.source, ReferenceSource::Offline);
     assert!(
-        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&file).unwrap())
-            .is_ok()
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&file).unwrap()).is_ok()
     );
 }
 

@@ -38,7 +38,11 @@ fn files_answer((k, t, f): &(String, String, String)) -> String {
 /// The honest kernel with more cores on small inputs (faster on n=4096).
 fn more_cores() -> (String, String, String) {
     let (k, t, f) = good();
-    (k, t.replace("(total + 2047) / 2048", "(total + 511) / 512"), f)
+    (
+        k,
+        t.replace("(total + 2047) / 2048", "(total + 511) / 512"),
+        f,
+    )
 }
 
 fn config(run_dir: &Path) -> SearchConfig {
@@ -92,7 +96,10 @@ fn main() {
     let recorder = Recorder::new(script, a.join("llm")).expect("the recorder");
     let model = with_protocol(recorder, ToolProtocol::Native);
     let recorded = run_search(&op, &kb, Some(&model), &config(&a), &mut |_| {}).expect("record");
-    assert!(recorded.best().is_some(), "the recorded run accepted a kernel");
+    assert!(
+        recorded.best().is_some(),
+        "the recorded run accepted a kernel"
+    );
     report("recorded", &recorded);
 
     let mut worst: f64 = 0.0;

@@ -198,7 +198,7 @@ impl Table {
                 us(r.eager_us)
             )?;
         }
-        let x = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}x"));
+        let x = |v: Option<f64>| v.map_or("-".to_string(), speedup_text);
         writeln!(
             out,
             "  speedup of the best: {} vs the first feasible kernel, {} vs the offline seed, {} vs eager",
@@ -208,9 +208,21 @@ impl Table {
         )?;
         if let (Some(s), Some(b)) = (self.speedup_vs_offline, &self.best) {
             if s > 1.0 && b.phase == "tiling" && self.total_tokens == 0 {
+                let shapes: Vec<String> = self
+                    .shapes
+                    .iter()
+                    .filter_map(|r| match (r.best_us, r.offline_us) {
+                        (Some(b), Some(o)) if b < o => {
+                            Some(format!("{} {o:.2} -> {b:.2} us", r.dims))
+                        }
+                        _ => None,
+                    })
+                    .collect();
                 writeln!(
                     out,
-                    "  the offline tiling search alone improved the offline seed {s:.2}x"
+                    "  the offline tiling search alone improved the offline seed {} ({})",
+                    speedup_text(s),
+                    shapes.join(", ")
                 )?;
             }
         }
@@ -324,4 +336,14 @@ pub fn accept_best(
         );
     };
     Ok(Some(pending::accept(&p, spec, manifest, replace)?))
+}
+
+/// A speedup for people: two decimals, or four when it is within 1% of 1 (so a small real
+/// change does not print as `1.00x`).
+fn speedup_text(v: f64) -> String {
+    if (v - 1.0).abs() < 0.01 && v != 1.0 {
+        format!("{v:.4}x")
+    } else {
+        format!("{v:.2}x")
+    }
 }
