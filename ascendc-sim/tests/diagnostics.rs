@@ -4,37 +4,25 @@
 //! FC-08 kernel (unaligned GM address for DataCopyPad) must produce none.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
 
-/// Builds the bad-kernel program once; returns its path.
+use support::diags;
+
+/// Builds tests/bad_kernels.cpp once; returns the program.
 fn program() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_kernels");
-        // The simulator cannot use agenticcann_build::env (which depends on it).
-        #[allow(clippy::disallowed_methods)]
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
-        let lib = Path::new(env!("OUT_DIR")).join("libascendc_sim.a");
-        let status = Command::new(&cxx)
-            .args(["-std=c++20", "-O1", "-Wall", "-Werror", "-I"])
-            .arg(manifest().join("include"))
-            .arg(manifest().join("tests/bad_kernels.cpp"))
-            .arg(&lib)
-            .args(["-lpthread", "-o"])
-            .arg(&out)
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-        assert!(status.success(), "building tests/bad_kernels.cpp failed");
-        out
-    })
+    EXE.get_or_init(|| support::build("bad_kernels.cpp", "bad_kernels", &["-Wall", "-Werror"]))
+}
+
+/// (case, kind, line) from the markers of tests/bad_kernels.cpp.
+fn expectations() -> Vec<(String, String, u64)> {
+    support::expectations("bad_kernels.cpp")
 }
 
 /// Runs every bad kernel on `threads` host threads; returns the program's output.
@@ -64,27 +52,6 @@ fn results() -> &'static HashMap<String, Value> {
             })
             .collect()
     })
-}
-
-/// (function name -> (kind, line)) from the `// expect: <kind>` markers.
-fn expectations() -> Vec<(String, String, u64)> {
-    let src = std::fs::read_to_string(manifest().join("tests/bad_kernels.cpp")).unwrap();
-    let mut current = String::new();
-    let mut out = Vec::new();
-    for (i, line) in src.lines().enumerate() {
-        if let Some(rest) = line.trim_start().strip_prefix("__aicore__ void ") {
-            current = rest.split('(').next().unwrap().to_string();
-        }
-        if let Some(pos) = line.find("// expect: ") {
-            let kind = line[pos + "// expect: ".len()..].trim().to_string();
-            out.push((current.clone(), kind, i as u64 + 1));
-        }
-    }
-    out
-}
-
-fn diags(r: &Value) -> &Vec<Value> {
-    r["diagnostics"].as_array().expect("diagnostics array")
 }
 
 #[test]

@@ -7,35 +7,25 @@
 //! documented sizes; SoftMax is not modelled cheaper than the same softmax by hand.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
 
-/// Builds tests/highlevel.cpp once against this crate's library; returns the program.
+use support::{diags, manifest};
+
+/// Builds tests/highlevel.cpp once; returns the program.
 fn program() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("highlevel");
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
-        let lib = Path::new(env!("OUT_DIR")).join("libascendc_sim.a");
-        let status = Command::new(&cxx)
-            .args(["-std=c++20", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
-            .arg(manifest().join("include"))
-            .arg(manifest().join("tests/highlevel.cpp"))
-            .arg(&lib)
-            .args(["-lpthread", "-o"])
-            .arg(&out)
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-        assert!(status.success(), "building tests/highlevel.cpp failed");
-        out
-    })
+    EXE.get_or_init(|| support::build("highlevel.cpp", "highlevel", support::STRICT))
+}
+
+/// (case, kind, line) from the markers of tests/highlevel.cpp.
+fn expectations() -> Vec<(String, String, u64)> {
+    support::expectations("highlevel.cpp")
 }
 
 fn run(arg: Option<&str>) -> Vec<Value> {
@@ -83,31 +73,6 @@ fn result(name: &str) -> &'static Value {
         .get(name)
         .unwrap_or_else(|| panic!("case {name} did not run"))
         .1
-}
-
-fn diags(r: &Value) -> &Vec<Value> {
-    r["diagnostics"].as_array().expect("diagnostics array")
-}
-
-/// (case, kind, line) from the `// expect: <kind> [in <case>]` markers.
-fn expectations() -> Vec<(String, String, u64)> {
-    let src = std::fs::read_to_string(manifest().join("tests/highlevel.cpp")).unwrap();
-    let mut current = String::new();
-    let mut out = Vec::new();
-    for (i, line) in src.lines().enumerate() {
-        if let Some(rest) = line.trim_start().strip_prefix("__aicore__ void ") {
-            current = rest.split('(').next().unwrap().to_string();
-        }
-        if let Some(pos) = line.find("// expect: ") {
-            let spec = line[pos + "// expect: ".len()..].trim();
-            let (kind, case) = match spec.split_once(" in ") {
-                Some((k, c)) => (k.trim(), c.trim().to_string()),
-                None => (spec, current.clone()),
-            };
-            out.push((case, kind.to_string(), i as u64 + 1));
-        }
-    }
-    out
 }
 
 #[test]

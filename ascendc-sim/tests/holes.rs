@@ -5,36 +5,26 @@
 //! modelled time smaller than the honestly synchronised kernel's.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use serde_json::Value;
 
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
 
-/// Builds tests/holes.cpp once against this crate's library; returns the program.
+use support::{diags, manifest};
+
+/// Builds tests/holes.cpp once; returns the program.
 fn program() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("holes");
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
-        let lib = Path::new(env!("OUT_DIR")).join("libascendc_sim.a");
-        let status = Command::new(&cxx)
-            .args(["-std=c++20", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
-            .arg(manifest().join("include"))
-            .arg(manifest().join("tests/holes.cpp"))
-            .arg(&lib)
-            .args(["-lpthread", "-o"])
-            .arg(&out)
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {cxx}: {e}"));
-        assert!(status.success(), "building tests/holes.cpp failed");
-        out
-    })
+    EXE.get_or_init(|| support::build("holes.cpp", "holes", support::STRICT))
+}
+
+/// (case, kind, line) from the markers of tests/holes.cpp.
+fn expectations() -> Vec<(String, String, u64)> {
+    support::expectations("holes.cpp")
 }
 
 /// Runs the program with `args` on SoC `soc`; returns (case name -> LaunchResult JSON).
@@ -65,31 +55,6 @@ fn run(args: &[&str], soc: &str) -> HashMap<String, Value> {
 fn fixed() -> &'static HashMap<String, Value> {
     static R: OnceLock<HashMap<String, Value>> = OnceLock::new();
     R.get_or_init(|| run(&[], "Ascend910B1"))
-}
-
-/// (case, kind, line) from the `// expect: <kind> [in <case>]` markers.
-fn expectations() -> Vec<(String, String, u64)> {
-    let src = std::fs::read_to_string(manifest().join("tests/holes.cpp")).unwrap();
-    let mut current = String::new();
-    let mut out = Vec::new();
-    for (i, line) in src.lines().enumerate() {
-        if let Some(rest) = line.trim_start().strip_prefix("__aicore__ void ") {
-            current = rest.split('(').next().unwrap().to_string();
-        }
-        if let Some(pos) = line.find("// expect: ") {
-            let spec = line[pos + "// expect: ".len()..].trim();
-            let (kind, case) = match spec.split_once(" in ") {
-                Some((k, c)) => (k.trim(), c.trim().to_string()),
-                None => (spec, current.clone()),
-            };
-            out.push((case, kind.to_string(), i as u64 + 1));
-        }
-    }
-    out
-}
-
-fn diags(r: &Value) -> &Vec<Value> {
-    r["diagnostics"].as_array().expect("diagnostics array")
 }
 
 fn total_us(r: &Value) -> f64 {
