@@ -259,6 +259,15 @@ fn io(path: &Path, e: impl std::fmt::Display) -> PopulationError {
     }
 }
 
+/// Lowest fitness first (an unaccepted individual, without one, last), then the earlier id.
+fn by_fitness(a: &Individual, b: &Individual) -> std::cmp::Ordering {
+    a.line
+        .fitness
+        .unwrap_or(f64::INFINITY)
+        .total_cmp(&b.line.fitness.unwrap_or(f64::INFINITY))
+        .then(a.line.id.cmp(&b.line.id))
+}
+
 impl Population {
     /// The population of `op` recorded in `op_dir` (`<run>/<op>/`). An earlier run's
     /// `candidates.jsonl` there is read back for resuming: a line whose files are missing or
@@ -399,13 +408,7 @@ impl Population {
         self.all
             .iter()
             .filter(|i| i.line.fitness.is_some())
-            .min_by(|a, b| {
-                a.line
-                    .fitness
-                    .unwrap_or(f64::INFINITY)
-                    .total_cmp(&b.line.fitness.unwrap_or(f64::INFINITY))
-                    .then(a.line.id.cmp(&b.line.id))
-            })
+            .min_by(|a, b| by_fitness(a, b))
     }
 
     /// Whether `id`'s structure was written by a model: a model phase (`init`, `single`,
@@ -431,13 +434,7 @@ impl Population {
             .iter()
             .filter(|i| i.line.fitness.is_some())
             .collect();
-        v.sort_by(|a, b| {
-            a.line
-                .fitness
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&b.line.fitness.unwrap_or(f64::INFINITY))
-                .then(a.line.id.cmp(&b.line.id))
-        });
+        v.sort_by(|a, b| by_fitness(a, b));
         v
     }
 
@@ -448,13 +445,7 @@ impl Population {
             .iter()
             .filter_map(|id| self.get(*id))
             .collect();
-        members.sort_by(|a, b| {
-            a.line
-                .fitness
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&b.line.fitness.unwrap_or(f64::INFINITY))
-                .then(a.line.id.cmp(&b.line.id))
-        });
+        members.sort_by(|a, b| by_fitness(a, b));
         members.dedup_by(|a, b| a.line.id == b.line.id);
         let mut chosen: Vec<usize> = Vec::new();
         let mut niches: Vec<Niche> = Vec::new();
