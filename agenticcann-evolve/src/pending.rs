@@ -312,6 +312,17 @@ pub enum Replace {
     Any,
 }
 
+impl Replace {
+    /// [`Replace::Any`] when `--replace` was given, else [`Replace::Generated`].
+    pub fn from_flag(replace: bool) -> Replace {
+        if replace {
+            Replace::Any
+        } else {
+            Replace::Generated
+        }
+    }
+}
+
 fn io(action: &'static str, path: impl Into<PathBuf>, error: std::io::Error) -> PendingError {
     PendingError::Io {
         action,

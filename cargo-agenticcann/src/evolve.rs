@@ -775,11 +775,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             None => Vec::new(),
         };
         pending.extend(crate::evolve_out::write_best(&run_dir, op, &run)?);
-        let replace = if args.replace {
-            agenticcann_evolve::pending::Replace::Any
-        } else {
-            agenticcann_evolve::pending::Replace::Generated
-        };
+        let replace = agenticcann_evolve::pending::Replace::from_flag(args.replace);
         // A refused accept (a hand-written entry in the way) leaves the result pending and the
         // other ops running: it is reported, not fatal.
         let (accepted_into, accept_problem) = if args.accept {

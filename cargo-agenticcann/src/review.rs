@@ -350,12 +350,10 @@ enum Decision {
 /// # Errors
 /// As [`review`] (exit 2).
 pub fn accept(args: &AcceptArgs) -> Result<Status> {
-    let replace = if args.replace {
-        pending::Replace::Any
-    } else {
-        pending::Replace::Generated
-    };
-    decide(&args.decide, Decision::Accept(replace))
+    decide(
+        &args.decide,
+        Decision::Accept(pending::Replace::from_flag(args.replace)),
+    )
 }
 
 /// `reject`: drop the pending results of the ops.
