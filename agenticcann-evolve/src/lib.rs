@@ -16,6 +16,7 @@
 
 pub mod agent;
 pub mod bench;
+pub mod chart;
 pub mod knowledge;
 pub mod llm;
 pub mod pending;

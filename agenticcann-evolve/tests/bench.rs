@@ -171,13 +171,48 @@ fn small_subset_report() {
             assert!((x.time_us - y.time_us).abs() <= 1e-9 * y.time_us);
         }
     }
-    // Labels are <text> elements of the SVG.
-    let svg = bench::speedup_svg(&report);
+    // The charts: every label is the text of a <text> element (plotters escapes it); one bar
+    // (a filled <rect>) per counted op and series, named in the legend.
+    let texts = |svg: &str| -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    };
+    let svg = bench::speedup_svg(&report).unwrap();
     assert!(svg.starts_with("<svg"));
-    assert!(svg.contains(">rms_norm_f16 (ok)</text>"), "{svg}");
-    assert!(svg.contains(">vs eager recipe</text>"));
-    assert!(bench::roofline_svg(&report).contains(">swiglu_bf16</text>"));
-    assert!(bench::feasibility_svg(&report).contains(">normalization (2/2)</text>"));
+    let t = texts(&svg);
+    assert!(t.iter().any(|t| t == "rms_norm_f16 (ok)"), "{t:?}");
+    assert!(t.iter().any(|t| t == "vs eager recipe"), "{t:?}");
+    assert!(t.iter().any(|t| t == "vs vendor-fused model"), "{t:?}");
+    type Pick = fn(&bench::OpResult) -> Option<f64>;
+    for (color, value) in [
+        ("#2B6CB0", (|o| o.speedup_eager) as Pick),
+        ("#DD6B20", |o| o.speedup_vendor),
+    ] {
+        let with = report
+            .ops
+            .iter()
+            .filter(|o| o.counted() && value(o).is_some())
+            .count();
+        assert!(with > 0);
+        // Bars, plus the legend's swatch.
+        let bars = svg.matches(&format!(r#"fill="{color}""#)).count();
+        assert_eq!(bars, with + 1, "{color} in {svg}");
+    }
+    // A bar's value label is its speedup.
+    let eager = report.ops.iter().find_map(|o| o.speedup_eager).unwrap();
+    assert!(t.contains(&format!("{eager:.2}×")), "{eager} in {t:?}");
+    let roof = bench::roofline_svg(&report).unwrap();
+    assert!(texts(&roof).iter().any(|t| t == "swiglu_bf16"), "{roof}");
+    let feas = bench::feasibility_svg(&report).unwrap();
+    assert!(
+        texts(&feas).iter().any(|t| t == "normalization (2/2)"),
+        "{feas}"
+    );
 
     // Suspect detection: under a profile whose HBM is 10^4 times slower, every measured time
     // beats the roofline, so the kernel is reported SUSPECT and not counted.

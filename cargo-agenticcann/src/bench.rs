@@ -100,14 +100,17 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 /// Writes the report's five files into `out`, each atomically.
 fn write_all(out: &Path, report: &bench::Report) -> Result<()> {
+    // Every chart is drawn before any file is written, so a chart error leaves no half set.
+    let charts = [
+        ("speedup.svg", bench::speedup_svg(report)?),
+        ("roofline.svg", bench::roofline_svg(report)?),
+        ("feasibility.svg", bench::feasibility_svg(report)?),
+    ];
     write_atomic(&out.join("RESULTS.md"), &bench::markdown(report))?;
     write_atomic(&out.join("results.json"), &bench::json(report))?;
-    write_atomic(&out.join("speedup.svg"), &bench::speedup_svg(report))?;
-    write_atomic(&out.join("roofline.svg"), &bench::roofline_svg(report))?;
-    write_atomic(
-        &out.join("feasibility.svg"),
-        &bench::feasibility_svg(report),
-    )?;
+    for (name, svg) in &charts {
+        write_atomic(&out.join(name), svg)?;
+    }
     Ok(())
 }
 

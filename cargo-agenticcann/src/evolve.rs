@@ -844,7 +844,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             .iter()
             .map(|(n, g)| (n.as_str(), g.as_slice()))
             .collect();
-        let svg = agenticcann_evolve::search::plot::progress_svg(&ops);
+        let svg = agenticcann_evolve::search::plot::progress_svg(&ops)?;
         agenticcann_build::store::write_file_atomic(&run_dir.join("progress.svg"), svg.as_bytes())?;
         if human {
             writeln!(out, "chart: {}", run_dir.join("progress.svg").display())?;
