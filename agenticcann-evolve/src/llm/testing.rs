@@ -321,15 +321,20 @@ fn handle(stream: TcpStream, s: &Shared) {
         )
     });
     play(stream, s, index, &step);
-    s.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
+/// Plays `step` on `stream`. A request stops counting as in flight just before its first
+/// response byte is written: once the client has the response it may send its next request,
+/// and that one must not overlap this one's bookkeeping (max_in_flight would count three
+/// requests under a limit of two).
 fn play(mut stream: TcpStream, s: &Shared, index: usize, step: &Step) {
+    if let Step::Slow { delay, then } = step {
+        std::thread::sleep(*delay);
+        return play(stream, s, index, then);
+    }
+    s.in_flight.fetch_sub(1, Ordering::SeqCst);
     match step {
-        Step::Slow { delay, then } => {
-            std::thread::sleep(*delay);
-            play(stream, s, index, then);
-        }
+        Step::Slow { .. } => unreachable!("played above"),
         Step::Close => {
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
