@@ -48,3 +48,15 @@ pub(crate) fn svg_string(
     }
     Ok(out)
 }
+
+/// The text of every `<text>` element of a chart drawn here, trimmed and still XML-escaped
+/// (`&lt;` for `<`), in document order: what a test or a tool reads to check labels.
+pub fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}

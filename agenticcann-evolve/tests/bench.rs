@@ -173,15 +173,7 @@ fn small_subset_report() {
     }
     // The charts: every label is the text of a <text> element (plotters escapes it); one bar
     // (a filled <rect>) per counted op and series, named in the legend.
-    let texts = |svg: &str| -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let body = &t[t.find('>')? + 1..];
-                Some(body[..body.find("</text>")?].trim().to_string())
-            })
-            .collect()
-    };
+    let texts = agenticcann_evolve::chart::svg_texts;
     let svg = bench::speedup_svg(&report).unwrap();
     assert!(svg.starts_with("<svg"));
     let t = texts(&svg);

@@ -192,6 +192,7 @@ pub fn progress_svg(ops: &[(&str, &[GenerationLine])]) -> Result<String, ChartEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::svg_texts as texts;
 
     fn line(generation: u32, best_us: Option<f64>, generation_tokens: u64) -> GenerationLine {
         GenerationLine {
@@ -202,17 +203,6 @@ mod tests {
             tokens: 0,
             generation_tokens,
         }
-    }
-
-    /// The text of every `<text>` element, trimmed.
-    fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let body = &t[t.find('>')? + 1..];
-                Some(body[..body.find("</text>")?].trim().to_string())
-            })
-            .collect()
     }
 
     #[test]
