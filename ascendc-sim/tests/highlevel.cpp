@@ -44,13 +44,15 @@ struct HlTiling {
   uint32_t simple;      // SoftMax kernel: also run SimpleSoftMax from the sum/max it produced
   float eps;
   SoftMaxTiling sm;
+  LogSoftMaxTiling lsm;
   RmsNormTiling rms;
   LayerNormTiling ln;
 };
 
 // ---------------------------------------------------------------- SoftMax / SimpleSoftMax
 // y = [dst (m x k) | sum (m x epb) | max (m x epb)]; T data, U sum/max.
-template <class T, class U>
+// kLog: LogSoftMax instead (sum/max of the data type, sharedTmpBuffer only).
+template <class T, class U, bool kLog = false>
 __aicore__ void softmax_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
   const uint32_t n = td.m * td.k, epb = 32 / sizeof(U);
@@ -77,7 +79,9 @@ __aicore__ void softmax_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
   LocalTensor<U> sum = sumQ.AllocTensor<U>();
   LocalTensor<U> max = maxQ.AllocTensor<U>();
   SoftMaxShapeInfo shape = {td.m, td.k, td.m, td.oriK};
-  if (td.tmpBytes) {
+  if constexpr (kLog) {
+    LogSoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.lsm, shape);
+  } else if (td.tmpBytes) {
     SoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.sm, shape);
     if (td.simple) SimpleSoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.sm, shape);
   } else {
@@ -117,6 +121,49 @@ __aicore__ void softmax_padded_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
 }
 __aicore__ void simple_softmax_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
   softmax_kernel<float, float>(x, y, w, t);
+}
+
+// LogSoftMax: [8, 64] float with the minimum temporary space (one row per pass), [16, 128]
+// half with the maximum, [4, 200] float with the maximum (one pass).
+__aicore__ void logsoftmax_f32_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<float, float, true>(x, y, w, t);
+}
+__aicore__ void logsoftmax_f16_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<half, half, true>(x, y, w, t);
+}
+__aicore__ void logsoftmax_f32_wide_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<float, float, true>(x, y, w, t);
+}
+
+// The tiling was computed for the largest temporary space but the kernel gives the smallest.
+__aicore__ void logsoftmax_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, s, m, tmp;
+  pipe.InitBuffer(a, td.m * td.k * 4);
+  pipe.InitBuffer(b, td.m * td.k * 4);
+  pipe.InitBuffer(s, td.m * 32);
+  pipe.InitBuffer(m, td.m * 32);
+  pipe.InitBuffer(tmp, td.tmpBytes);
+  LocalTensor<float> src = a.Get<float>();
+  Duplicate(src, 1.0f, td.m * td.k);
+  LogSoftMax<float>(b.Get<float>(), s.Get<float>(), m.Get<float>(), src, tmp.Get<uint8_t>(), td.lsm);  // expect: ub_out_of_range
+}
+
+// A last axis of 12 halves (24 bytes) is not 32-byte aligned.
+__aicore__ void logsoftmax_misaligned_k(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, s, m, tmp;
+  pipe.InitBuffer(a, 8 * 16 * 2);
+  pipe.InitBuffer(b, 8 * 16 * 2);
+  pipe.InitBuffer(s, 8 * 32);
+  pipe.InitBuffer(m, 8 * 32);
+  pipe.InitBuffer(tmp, 4096);
+  Duplicate(a.Get<half>(), half(1.0f), 8 * 16);
+  SoftMaxShapeInfo shape = {8, 12, 8, 12};
+  LogSoftMax<half>(b.Get<half>(), s.Get<half>(), m.Get<half>(), a.Get<half>(), tmp.Get<uint8_t>(), td.lsm,  // expect: ub_misaligned
+                   shape);
 }
 
 // In place (dst = src, isReuseSource), TBufs ordered with flags.
@@ -494,7 +541,7 @@ double get(const uint8_t* base, uint64_t i) {
 }
 bool close(double a, double ref, double tol) { return std::fabs(a - ref) <= tol * std::max(1.0, std::fabs(ref)); }
 
-enum class Api { SoftMax, RmsNorm, LayerNorm, None };
+enum class Api { SoftMax, LogSoftMax, RmsNorm, LayerNorm, None };
 
 struct Case {
   const char* name;
@@ -520,6 +567,11 @@ const Case kCases[] = {
     {"softmax_misaligned_k", softmax_misaligned_k, Api::SoftMax, 4, 4, 8, 16, 16, 0, false},
     {"softmax_tmp_overlaps_src", softmax_tmp_overlaps_src, Api::SoftMax, 4, 4, 8, 64, 64, 0, false},
     {"softmax_no_tiling", softmax_no_tiling, Api::None, 4, 4, 0, 0, 0, 0, false},
+    {"logsoftmax_f32_ok", logsoftmax_f32_ok, Api::LogSoftMax, 4, 4, 8, 64, 64, 1, false},
+    {"logsoftmax_f16_ok", logsoftmax_f16_ok, Api::LogSoftMax, 2, 2, 16, 128, 128, 2, false},
+    {"logsoftmax_f32_wide_ok", logsoftmax_f32_wide_ok, Api::LogSoftMax, 4, 4, 4, 200, 200, 2, false},
+    {"logsoftmax_tmp_too_small", logsoftmax_tmp_too_small, Api::LogSoftMax, 4, 4, 16, 64, 64, 3, false},
+    {"logsoftmax_misaligned_k", logsoftmax_misaligned_k, Api::LogSoftMax, 2, 2, 8, 16, 16, 2, false},
     {"rmsnorm_f32_ok", rmsnorm_f32_ok, Api::RmsNorm, 4, 0, 8, 64, 64, 2, false},
     {"rmsnorm_f32_passes_ok", rmsnorm_f32_passes_ok, Api::RmsNorm, 4, 0, 24, 96, 96, 1, false},
     {"rmsnorm_f16_ok", rmsnorm_f16_ok, Api::RmsNorm, 2, 0, 16, 128, 128, 2, false},
@@ -552,6 +604,12 @@ HlTiling make_tiling(const Case& c) {
     uint32_t ws = c.tmp == 1 ? mn : mx;
     SoftMaxTilingFunc(s, c.sum_esize, ws == 0 ? 4096 : ws, t.sm);
     t.tmpBytes = c.tmp == 0 ? 0 : c.tmp == 3 ? mn : ws;
+  } else if (c.api == Api::LogSoftMax) {
+    ge::Shape s({int64_t(c.m), int64_t(c.k)});
+    uint32_t mn = GetLogSoftMaxMinTmpSize(s, c.esize, false), mx = GetLogSoftMaxMaxTmpSize(s, c.esize, false);
+    uint32_t ws = c.tmp == 1 ? mn : mx;
+    LogSoftMaxTilingFunc(s, c.esize, ws, t.lsm);
+    t.tmpBytes = c.tmp == 3 ? mn : ws;
   } else if (c.api == Api::RmsNorm) {
     ge::Shape s({1, int64_t(c.m), int64_t(c.k)});
     uint32_t mx = 0, mn = 0;
@@ -581,7 +639,7 @@ void fill(const Case& c, uint8_t* x, uint8_t* ws) {
 }
 
 template <class T, class U>
-bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y) {
+bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y, bool log_out = false) {
   const double tol = sizeof(T) == 2 ? 2e-3 : 1e-5;
   const uint32_t epb = 32 / sizeof(U);
   const uint64_t n = uint64_t(c.m) * c.k;
@@ -591,7 +649,8 @@ bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y) {
     for (uint32_t j = 0; j < c.ori_k; j++) mx = std::max(mx, get<T>(x, uint64_t(r) * c.k + j));
     for (uint32_t j = 0; j < c.ori_k; j++) sm += std::exp(get<T>(x, uint64_t(r) * c.k + j) - mx);
     for (uint32_t j = 0; j < c.k; j++) {
-      double ref = std::exp(get<T>(x, uint64_t(r) * c.k + j) - mx) / sm;
+      const double xj = get<T>(x, uint64_t(r) * c.k + j);
+      const double ref = log_out ? std::log(std::exp(xj - mx) / sm) : std::exp(xj - mx) / sm;
       if (!close(get<T>(y, uint64_t(r) * c.k + j), ref, tol)) return false;
     }
     for (uint32_t l = 0; l < epb; l++) {
@@ -654,6 +713,8 @@ const char* check(const Case& c, const uint8_t* x, const uint8_t* ws, const uint
     if (c.esize == 4) ok = check_softmax<float, float>(c, x, y);
     else if (c.sum_esize == 2) ok = check_softmax<half, half>(c, x, y);
     else ok = check_softmax<half, float>(c, x, y);
+  } else if (c.api == Api::LogSoftMax) {
+    ok = c.esize == 4 ? check_softmax<float, float>(c, x, y, true) : check_softmax<half, half>(c, x, y, true);
   } else if (c.api == Api::RmsNorm) {
     ok = c.esize == 4 ? check_rmsnorm<float>(c, x, ws, y) : check_rmsnorm<half>(c, x, ws, y);
   } else if (c.api == Api::LayerNorm) {
@@ -698,6 +759,14 @@ void host_checks() {
                          kernel_side.softmaxTilingData.srcM == 320 && kernel_side.softmaxTilingData.srcK == 64 &&
                          kernel_side.softmaxTilingData.splitM == custom.softmaxTilingData.splitM &&
                          kernel_side.softmaxTilingData.splitM > 0;
+  optiling::LogSoftMaxTiling lsmt;
+  LogSoftMaxTilingFunc(sm, 4, 1000, lsmt);
+  ::LogSoftMaxTiling lsmk;
+  AscendC::LogSoftMaxTilingFunc(sm_big, 4, GetLogSoftMaxMaxTmpSize(sm_big, 4, false), lsmk);
+  std::printf("{\"name\":\"host_log\",\"lsm_h_min\":%u,\"lsm_h_max\":%u,\"lsm_split\":%u,\"lsm_range\":%u,"
+              "\"lsm_big_split\":%u,\"lsm_bad\":%u}\n",
+              GetLogSoftMaxMinTmpSize(ge::Shape({16, 128}), 2, false), GetLogSoftMaxMaxTmpSize(ge::Shape({16, 128}), 2, false),
+              lsmt.splitM, lsmt.rangeM, lsmk.splitM, GetLogSoftMaxMinTmpSize(ge::Shape({8, 12}), 2, false));
   std::printf(
       "{\"name\":\"host\",\"custom_ok\":%s,\"sm_min\":%u,\"sm_max\":%u,\"sm_bad_min\":%u,\"sm_split\":%u,\"sm_range\":%u,"
       "\"sm_tail\":%u,\"sm_reduce_k\":%u,\"sm_big_split\":%u,\"sm_bytes\":%s,"

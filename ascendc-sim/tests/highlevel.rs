@@ -101,6 +101,7 @@ fn faulty_kernels_report_their_kind_at_their_line() {
     // The too-small diagnostics name the sizes and the helper that gives them.
     for case in [
         "softmax_tmp_too_small",
+        "logsoftmax_tmp_too_small",
         "rmsnorm_tmp_too_small",
         "layernorm_tmp_too_small",
     ] {
@@ -160,6 +161,10 @@ fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
     assert!(hl >= hand, "RmsNorm V busy {hl} us < by hand {hand} us");
     // The same [8, 64] softmax with one row per pass (the minimum temporary space) issues 8
     // passes of instructions; with the largest space, one.
+    // LogSoftMax is SoftMax plus a Log: never cheaper on the same shape and tiling.
+    let log = busy("logsoftmax_f32_ok", "V");
+    let plain = busy("softmax_f32_ok", "V");
+    assert!(log > plain, "LogSoftMax {log} us vs SoftMax {plain} us");
     let one_row = busy("softmax_f32_ok", "V");
     let all_rows = busy("softmax_f32_onepass_ok", "V");
     assert!(
@@ -172,7 +177,19 @@ fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
 /// shared by the optiling classes and the kernel structs.
 #[test]
 fn host_tiling_helpers() {
-    let h = run(Some("host")).remove(0);
+    let mut out = run(Some("host"));
+    let h = out.remove(1);
+    let l = out.remove(0);
+    assert_eq!(l["name"], "host_log", "{l}");
+    // LogSoftMax follows SoftMax's rules: [16, 128] half one row 4 (16 + 128 + 64) = 832
+    // bytes, all rows 16x; 1000 bytes for [8, 64] float hold one row; the [128, 256] basic
+    // block halves to 32 rows; a misaligned last axis gives 0.
+    assert_eq!(l["lsm_h_min"], 832, "{l}");
+    assert_eq!(l["lsm_h_max"], 13312, "{l}");
+    assert_eq!(l["lsm_split"], 1, "{l}");
+    assert_eq!(l["lsm_range"], 8, "{l}");
+    assert_eq!(l["lsm_big_split"], 32, "{l}");
+    assert_eq!(l["lsm_bad"], 0, "{l}");
     // A custom op's tiling-data class with a SoftMaxTiling field reaches the kernel struct.
     assert_eq!(h["custom_ok"], true, "{h}");
     // SoftMax [8, 64] float: one row needs 4 (8 + 64 + 64) = 544 bytes; all rows 8x.
