@@ -523,6 +523,84 @@ __aicore__ void rmsnorm_by_hand(GM_ADDR x, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling
 }
 __aicore__ void rmsnorm_hl_cost_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { rmsnorm_kernel<float>(x, y, w, t); }
 
+// ---------------------------------------------------------------- Sum
+// y = dst (outter results, rounded up to 32 bytes and zeroed first); m = outter, k = inner,
+// oriK = n.
+template <class T>
+__aicore__ void sum_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  const uint32_t total = td.m * td.k, epb = 32 / sizeof(T), outLen = (td.m + epb - 1) / epb * epb;
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> inQ;
+  TQue<TPosition::VECOUT, 1> outQ;
+  TBuf<TPosition::VECCALC> tmpBuf;
+  pipe.InitBuffer(inQ, 1, total * sizeof(T));
+  pipe.InitBuffer(outQ, 1, outLen * sizeof(T));
+  if (td.tmpBytes) pipe.InitBuffer(tmpBuf, td.tmpBytes);
+  GlobalTensor<T> xg, yg;
+  xg.SetGlobalBuffer((__gm__ T*)x);
+  yg.SetGlobalBuffer((__gm__ T*)y);
+  LocalTensor<T> in = inQ.AllocTensor<T>();
+  DataCopy(in, xg, total);
+  inQ.EnQue(in);
+  in = inQ.DeQue<T>();
+  LocalTensor<T> out = outQ.AllocTensor<T>();
+  Duplicate(out, T(0.0f), outLen);
+  SumParams params;
+  params.outter = td.m;
+  params.inner = td.k;
+  params.n = td.oriK;
+  if (td.tmpBytes) {
+    Sum(out, in, tmpBuf.Get<uint8_t>(), params);
+  } else {
+    Sum(out, in, params);
+  }
+  outQ.EnQue(out);
+  inQ.FreeTensor(in);
+  out = outQ.DeQue<T>();
+  DataCopy(yg, out, outLen);
+  outQ.FreeTensor(out);
+}
+__aicore__ void sum_f32_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<float>(x, y, w, t); }
+__aicore__ void sum_f16_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<half>(x, y, w, t); }
+__aicore__ void sum_f32_long_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<float>(x, y, w, t); }
+__aicore__ void sum_f16_framework_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<half>(x, y, w, t); }
+
+// Rows of 4096 floats need 256 bytes of partial sums; the buffer has 224.
+__aicore__ void sum_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, td.m * td.k * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, td.tmpBytes);
+  LocalTensor<float> src = a.Get<float>();
+  Duplicate(src, 1.0f, td.m * td.k);
+  Sum(b.Get<float>(), src, tmp.Get<uint8_t>(), {td.m, td.k, td.oriK});  // expect: ub_out_of_range
+}
+
+// inner = 12 floats (48 bytes) is not n rounded up to 32 bytes.
+__aicore__ void sum_misaligned_inner(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, 2 * 16 * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, 32);
+  Duplicate(a.Get<float>(), 1.0f, 32);
+  Sum(b.Get<float>(), a.Get<float>(), tmp.Get<uint8_t>(), {2, 12, 12});  // expect: ub_misaligned
+}
+
+// n = 9 is larger than inner = 8.
+__aicore__ void sum_n_above_inner(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, 2 * 8 * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, 32);
+  Duplicate(a.Get<float>(), 1.0f, 16);
+  Sum(b.Get<float>(), a.Get<float>(), tmp.Get<uint8_t>(), {2, 8, 9});  // expect: field_out_of_range
+}
+
 // ---------------------------------------------------------------- host side
 double xv(uint32_t i) { return std::sin(double(i) * 0.37) * 3.0 + double(i % 7) * 0.25; }
 double gv(uint32_t j) { return 0.5 + double(j % 5) * 0.125; }
@@ -541,7 +619,7 @@ double get(const uint8_t* base, uint64_t i) {
 }
 bool close(double a, double ref, double tol) { return std::fabs(a - ref) <= tol * std::max(1.0, std::fabs(ref)); }
 
-enum class Api { SoftMax, LogSoftMax, RmsNorm, LayerNorm, None };
+enum class Api { SoftMax, LogSoftMax, Sum, RmsNorm, LayerNorm, None };
 
 struct Case {
   const char* name;
@@ -567,6 +645,13 @@ const Case kCases[] = {
     {"softmax_misaligned_k", softmax_misaligned_k, Api::SoftMax, 4, 4, 8, 16, 16, 0, false},
     {"softmax_tmp_overlaps_src", softmax_tmp_overlaps_src, Api::SoftMax, 4, 4, 8, 64, 64, 0, false},
     {"softmax_no_tiling", softmax_no_tiling, Api::None, 4, 4, 0, 0, 0, 0, false},
+    {"sum_f32_ok", sum_f32_ok, Api::Sum, 4, 0, 5, 64, 61, 1, false},
+    {"sum_f16_ok", sum_f16_ok, Api::Sum, 2, 0, 3, 16, 3, 1, false},
+    {"sum_f32_long_ok", sum_f32_long_ok, Api::Sum, 4, 0, 2, 4096, 4000, 1, false},
+    {"sum_f16_framework_ok", sum_f16_framework_ok, Api::Sum, 2, 0, 17, 256, 250, 0, false},
+    {"sum_tmp_too_small", sum_tmp_too_small, Api::Sum, 4, 0, 2, 4096, 4096, 3, false},
+    {"sum_misaligned_inner", sum_misaligned_inner, Api::None, 4, 0, 0, 0, 0, 0, false},
+    {"sum_n_above_inner", sum_n_above_inner, Api::None, 4, 0, 0, 0, 0, 0, false},
     {"logsoftmax_f32_ok", logsoftmax_f32_ok, Api::LogSoftMax, 4, 4, 8, 64, 64, 1, false},
     {"logsoftmax_f16_ok", logsoftmax_f16_ok, Api::LogSoftMax, 2, 2, 16, 128, 128, 2, false},
     {"logsoftmax_f32_wide_ok", logsoftmax_f32_wide_ok, Api::LogSoftMax, 4, 4, 4, 200, 200, 2, false},
@@ -610,6 +695,10 @@ HlTiling make_tiling(const Case& c) {
     uint32_t ws = c.tmp == 1 ? mn : mx;
     LogSoftMaxTilingFunc(s, c.esize, ws, t.lsm);
     t.tmpBytes = c.tmp == 3 ? mn : ws;
+  } else if (c.api == Api::Sum) {
+    uint32_t mx = 0, mn = 0;
+    GetSumMaxMinTmpSize(c.ori_k, c.esize, false, mx, mn);
+    t.tmpBytes = c.tmp == 0 ? 0 : c.tmp == 3 ? mn - 32 : mn;
   } else if (c.api == Api::RmsNorm) {
     ge::Shape s({1, int64_t(c.m), int64_t(c.k)});
     uint32_t mx = 0, mn = 0;
@@ -658,6 +747,19 @@ bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y, bool log_o
       if (!close(get<U>(sb, uint64_t(c.m + r) * epb + l), mx, 0)) return false;
     }
   }
+  return true;
+}
+template <class T>
+bool check_sum(const Case& c, const uint8_t* x, const uint8_t* y) {
+  const double tol = sizeof(T) == 2 ? 2e-3 : 1e-6;
+  const uint32_t epb = 32 / sizeof(T), out_len = (c.m + epb - 1) / epb * epb;
+  for (uint32_t r = 0; r < c.m; r++) {
+    double s = 0;
+    for (uint32_t j = 0; j < c.ori_k; j++) s += get<T>(x, uint64_t(r) * c.k + j);
+    if (!close(get<T>(y, r), s, tol)) return false;
+  }
+  for (uint32_t r = c.m; r < out_len; r++)
+    if (get<T>(y, r) != 0.0) return false;  // the round-up lanes keep what was there
   return true;
 }
 template <class T>
@@ -713,6 +815,8 @@ const char* check(const Case& c, const uint8_t* x, const uint8_t* ws, const uint
     if (c.esize == 4) ok = check_softmax<float, float>(c, x, y);
     else if (c.sum_esize == 2) ok = check_softmax<half, half>(c, x, y);
     else ok = check_softmax<half, float>(c, x, y);
+  } else if (c.api == Api::Sum) {
+    ok = c.esize == 4 ? check_sum<float>(c, x, y) : check_sum<half>(c, x, y);
   } else if (c.api == Api::LogSoftMax) {
     ok = c.esize == 4 ? check_softmax<float, float>(c, x, y, true) : check_softmax<half, half>(c, x, y, true);
   } else if (c.api == Api::RmsNorm) {
@@ -763,6 +867,13 @@ void host_checks() {
   LogSoftMaxTilingFunc(sm, 4, 1000, lsmt);
   ::LogSoftMaxTiling lsmk;
   AscendC::LogSoftMaxTilingFunc(sm_big, 4, GetLogSoftMaxMaxTmpSize(sm_big, 4, false), lsmk);
+  uint32_t s1x = 0, s1n = 0, s2x = 0, s2n = 0, s3x = 0, s3n = 0, s0x = 7, s0n = 7;
+  GetSumMaxMinTmpSize(3, 2, false, s1x, s1n);
+  GetSumMaxMinTmpSize(4096, 4, false, s2x, s2n);
+  GetSumMaxMinTmpSize(10000, 2, false, s3x, s3n);
+  GetSumMaxMinTmpSize(0, 4, false, s0x, s0n);
+  std::printf("{\"name\":\"host_sum\",\"s1\":[%u,%u],\"s2\":[%u,%u],\"s3\":[%u,%u],\"s0\":[%u,%u]}\n", s1x, s1n,
+              s2x, s2n, s3x, s3n, s0x, s0n);
   std::printf("{\"name\":\"host_log\",\"lsm_h_min\":%u,\"lsm_h_max\":%u,\"lsm_split\":%u,\"lsm_range\":%u,"
               "\"lsm_big_split\":%u,\"lsm_bad\":%u}\n",
               GetLogSoftMaxMinTmpSize(ge::Shape({16, 128}), 2, false), GetLogSoftMaxMaxTmpSize(ge::Shape({16, 128}), 2, false),

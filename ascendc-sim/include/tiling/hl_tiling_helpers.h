@@ -324,6 +324,21 @@ inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataT
   ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
 }
 
+// ---------------------------------------------------------------- Sum
+/// Temporary space of the high-level Sum for rows of n elements (vendor page
+/// "GetSumMaxMinTmpSize", atlasascendc_api_07_0827, and its Atlas A2 host source): the
+/// first level's partial sums, ceil(n / (256 / typeSize)), rounded up to 32 bytes; the
+/// maximum equals the minimum. n = 0 or a type size other than 2 or 4 leaves both 0.
+inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const bool isReuseSource,
+                                uint32_t& maxSize, uint32_t& minSize) {
+  (void)isReuseSource;
+  maxSize = minSize = 0;
+  if (n == 0 || (typeSize != 2 && typeSize != 4)) return;
+  const uint32_t epr = 256 / typeSize, epb = 32 / typeSize;
+  const uint32_t reps = (n + epr - 1) / epr;
+  maxSize = minSize = (reps + epb - 1) / epb * epb * typeSize;
+}
+
 // ---------------------------------------------------------------- RmsNorm
 inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
                                     uint32_t& minValue, const bool isBasicBlock = false) {
@@ -393,5 +408,6 @@ using AscendC::GetRmsNormMaxMinTmpSize;
 using AscendC::GetRmsNormTilingInfo;
 using AscendC::GetSoftMaxMaxTmpSize;
 using AscendC::GetSoftMaxMinTmpSize;
+using AscendC::GetSumMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
 }  // namespace optiling
