@@ -601,6 +601,60 @@ __aicore__ void log_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg[kN], o, kN);
 }
 
+// ---------------------------------------------------------------- Swish (high level)
+// y[0, 256) = swish(x) with beta 1.5 in float; y[256, 456) = swish(x) with beta 0.75 in half
+// over 200 elements (a partial last repeat), cast back to float.
+__aicore__ void swish_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, hb, hob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(hob, kN * sizeof(half));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), ho = hob.Get<half>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Swish(o, s, kN, 1.5f);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Cast(h, s, RoundMode::CAST_NONE, kN);
+  Duplicate(ho, half(0.0f), kN);
+  Swish<half>(ho, h, 200, half(0.75f));
+  Cast(o, ho, RoundMode::CAST_NONE, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[kN], o, kN);
+}
+
+// In place: the vendor's sequence overwrites dst before its Div reads src again.
+__aicore__ void swish_in_place(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  LocalTensor<float> s = ib.Get<float>();
+  Duplicate(s, 1.0f, kN);
+  Swish(s, s, kN, 1.0f);  // expect: vector_overlap
+}
+
+// dataSize 512 on tensors of 256 floats.
+__aicore__ void swish_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  Duplicate(s, 1.0f, kN);
+  Swish(o, s, 2 * kN, 1.0f);  // expect: ub_out_of_range
+}
+
 // ---------------------------------------------------------------- ListTensorDesc
 // ws holds a list of two 1-D tensors of 64 floats (x[0, 64) and x[64, 128)); the kernel
 // copies tensor i to y[64 i, 64 i + 64) and writes the count and the shapes to y[128..131).
@@ -1384,6 +1438,16 @@ bool check_log(const float* y) {
   return true;
 }
 
+bool check_swish(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    const double x = xval(i);
+    if (!near(y[i], float(x / (1 + std::exp(-1.5 * x))))) return false;
+    const double ref = i < 200 ? x / (1 + std::exp(-0.75 * x)) : 0.0;
+    if (std::fabs(y[kN + i] - ref) > 2e-3 * std::max(1.0, std::fabs(ref))) return false;
+  }
+  return true;
+}
+
 bool check_cmpmask(const float* y) {
   for (uint32_t i = 0; i < 64; i++)
     if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
@@ -1554,6 +1618,9 @@ const Case kCases[] = {
     {"gather_out_of_range", gather_out_of_range, 1, nullptr},
     {"gather_mask_bad_pattern", gather_mask_bad_pattern, 1, nullptr},
     {"log_ok", log_ok, 1, check_log},
+    {"swish_ok", swish_ok, 1, check_swish},
+    {"swish_in_place", swish_in_place, 1, nullptr},
+    {"swish_count_too_big", swish_count_too_big, 1, nullptr},
     {"list_ok", list_ok, 1, check_list},
     {"list_bad_index", list_bad_index, 1, nullptr},
     {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},

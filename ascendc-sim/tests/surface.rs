@@ -124,6 +124,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_ok",
         "slice_by_hand",
         "slice_half_3d_ok",
+        "swish_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -159,6 +160,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_ok",
         "slice_by_hand",
         "slice_half_3d_ok",
+        "swish_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
