@@ -287,4 +287,172 @@ void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t n, uint64_t len, uint6
   ub_to_gm(c, gm, src, uint32_t(n), len, len + dst_gap, ub_pitch, api, loc);
 }
 
+
+// ---- DataCopy with SliceInfo (vendor page "GM and UB Slice Data Transfer (DataCopy)",
+// atlasascendc_api_07_0105; the constraints below are that page's). The vendor builds it in
+// software from DataCopy instructions: dimension 0's pieces are the bursts of one
+// instruction (count from the source's slice, blockLen = burstLen, gaps from each side's
+// stride), and every combination of the higher dimensions' selected rows is one more
+// instruction at its own offsets (dimension 1 varying fastest). The GM gap may be any
+// number of bytes (a gap that is not whole 32-byte blocks uses the byte-gap form of the
+// instruction); the UB gap is counted in whole 32-byte blocks.
+namespace {
+[[noreturn]] void slice_fail(const char* side, uint64_t dim, const SrcLoc& loc, const std::string& what,
+                             Numbers numbers = {}) {
+  fail("field_out_of_range", "DataCopy (SliceInfo)", loc, fmt("%sSliceInfo[%llu]: %s", side, ull(dim), what.c_str()),
+       numbers);
+}
+
+// Pieces of dimension 0 (`elems` elements each) or rows of a higher dimension (elems 1):
+// endIndex - startIndex + 1 must be (N - 1) * stride + N * elems for a whole N >= 1.
+// The page writes startIndex < endIndex; a one-row slice (startIndex == endIndex, e.g. a
+// single row of a higher dimension) follows from the same formulas and is accepted.
+uint64_t slice_pieces(const SliceDim& d, uint64_t elems, const char* side, uint64_t dim, const SrcLoc& loc) {
+  if (d.shape == 0) {
+    slice_fail(side, dim, loc,
+               "shapeValue is 0: the vendor then takes the shapes from the tensors' ShapeInfo, which the "
+               "simulator does not model; give every dimension's length in shapeValue");
+  }
+  if (d.start > d.end || d.end > d.shape) {
+    slice_fail(side, dim, loc,
+               fmt("startIndex %llu, endIndex %llu, shapeValue %llu: the slice must satisfy startIndex <= endIndex "
+                   "<= shapeValue",
+                   ull(d.start), ull(d.end), ull(d.shape)),
+               {{"startIndex", double(d.start)}, {"endIndex", double(d.end)}, {"shapeValue", double(d.shape)}});
+  }
+  const uint64_t span = d.end - d.start + 1;
+  const uint64_t n = (span + d.stride) / (elems + d.stride);
+  if (n == 0 || n * elems + (n - 1) * d.stride != span) {
+    slice_fail(side, dim, loc,
+               fmt("endIndex - startIndex + 1 = %llu elements is not a whole number of pieces of %llu elements "
+                   "with %llu-element gaps ((N - 1) * stride + N * %s must equal it)",
+                   ull(span), ull(elems), ull(d.stride), dim == 0 ? "burstLen * 32 / sizeof(T)" : "1"),
+               {{"span", double(span)}, {"piece", double(elems)}, {"stride", double(d.stride)}});
+  }
+  return n;
+}
+}  // namespace
+
+void slice_copy(bool to_ub, const UbRef& ub, uint8_t* gm, uint64_t gm_elems, const SliceDim* dst, const SliceDim* src,
+                uint64_t dims, uint32_t esize, const SrcLoc& loc) {
+  const char* api = "DataCopy (SliceInfo)";
+  CoreContext& c = ctx(api);
+  if (dims == 0 || dims > 8) {
+    fail("field_out_of_range", api, loc, fmt("dimValue %llu is outside [1, 8]", ull(dims)),
+         {{"dimValue", double(dims)}, {"max", 8}});
+  }
+  const SliceDim* gm_s = to_ub ? src : dst;
+  const SliceDim* ub_s = to_ub ? dst : src;
+  const char* gm_side = to_ub ? "src" : "dst";
+  const char* ub_side = to_ub ? "dst" : "src";
+  // burstLen: dimension 0's piece in 32-byte blocks, the same on both sides; 1 above.
+  for (uint64_t i = 0; i < dims; i++) {
+    if (src[i].burst != dst[i].burst) {
+      slice_fail("src", i, loc,
+                 fmt("burstLen %llu differs from dstSliceInfo[%llu].burstLen %llu (they must be equal)",
+                     ull(src[i].burst), ull(i), ull(dst[i].burst)),
+                 {{"src_burstLen", double(src[i].burst)}, {"dst_burstLen", double(dst[i].burst)}});
+    }
+    if (i > 0 && src[i].burst != 1) {
+      slice_fail("src", i, loc, fmt("burstLen %llu: above dimension 0 it must be 1", ull(src[i].burst)),
+                 {{"burstLen", double(src[i].burst)}});
+    }
+  }
+  if (src[0].burst == 0) slice_fail("src", 0, loc, "burstLen is 0");
+  check_field(src[0].burst, 0xFFFF, "burstLen", api, loc);
+  const uint64_t piece = src[0].burst * 32 / esize;
+  uint64_t n0 = slice_pieces(src[0], piece, "src", 0, loc);
+  uint64_t n0d = slice_pieces(dst[0], piece, "dst", 0, loc);
+  if (n0 != n0d) {
+    slice_fail("dst", 0, loc,
+               fmt("selects %llu pieces per row but srcSliceInfo[0] selects %llu (both sides must hold the same "
+                   "pieces)",
+                   ull(n0d), ull(n0)),
+               {{"dst_pieces", double(n0d)}, {"src_pieces", double(n0)}});
+  }
+  check_block_count(n0, api, loc);
+  // Rows of the higher dimensions, element offsets of each side's first selected element
+  // and pitches (elements between consecutive rows of a dimension).
+  uint64_t rows_src = 1, rows_dst = 1;
+  uint64_t count[8] = {}, pitch_s[8] = {}, pitch_d[8] = {};
+  uint64_t base_s = 0, base_d = 0, ps = 1, pd = 1;
+  for (uint64_t i = 0; i < dims; i++) {
+    pitch_s[i] = ps;
+    pitch_d[i] = pd;
+    if (i > 0) {
+      uint64_t ns = slice_pieces(src[i], 1, "src", i, loc);
+      uint64_t nd = slice_pieces(dst[i], 1, "dst", i, loc);
+      count[i] = ns;
+      rows_src *= ns;
+      rows_dst *= nd;
+    }
+    base_s += src[i].start * ps;
+    base_d += dst[i].start * pd;
+    ps *= src[i].shape;
+    pd *= dst[i].shape;
+  }
+  if (rows_src != rows_dst) {
+    slice_fail("dst", 1, loc,
+               fmt("the higher dimensions select %llu rows but the source's select %llu (both sides must hold the "
+                   "same rows)",
+                   ull(rows_dst), ull(rows_src)),
+               {{"dst_rows", double(rows_dst)}, {"src_rows", double(rows_src)}});
+  }
+  // The UB gap is whole 32-byte blocks: a UB-side stride that is not would put the pieces
+  // off their 32-byte boundaries (the vendor's code rounds the gap down).
+  const uint64_t ub_gap_bytes = ub_s[0].stride * esize;
+  if (ub_gap_bytes % 32 != 0) {
+    fail("ub_misaligned", api, loc,
+         fmt("%sSliceInfo[0].stride %llu elements = %llu bytes is not whole 32-byte blocks: every piece in UB must "
+             "start on a 32-byte boundary",
+             ub_side, ull(ub_s[0].stride), ull(ub_gap_bytes)),
+         {{"stride", double(ub_s[0].stride)}, {"bytes", double(ub_gap_bytes)}});
+  }
+  check_field(ub_gap_bytes / 32, 0xFFFF, "UB-side stride (blocks)", api, loc);
+  const uint64_t gm_gap_bytes = gm_s[0].stride * esize;
+  check_field(gm_gap_bytes % 32 == 0 ? gm_gap_bytes / 32 : gm_gap_bytes,
+              gm_gap_bytes % 32 == 0 ? 0xFFFF : 0xFFFFFFFFull, "GM-side stride", api, loc);
+  const uint64_t bytes = src[0].burst * 32;
+  const uint64_t row_elems = (n0 - 1) * (piece + gm_s[0].stride) + piece;
+  // Every row's offsets (elements from each side's base), dimension 1 fastest.
+  const uint64_t* gm_pitch = to_ub ? pitch_s : pitch_d;
+  const uint64_t* ub_pitch = to_ub ? pitch_d : pitch_s;
+  const uint64_t gm_base = to_ub ? base_s : base_d, ub_base = to_ub ? base_d : base_s;
+  uint64_t idx[8] = {};
+  // The whole footprint first (one diagnostic for the copy, before any byte moves).
+  uint64_t gm_hi = 0, ub_hi = 0;
+  for (uint64_t i = 1; i < dims; i++) {
+    gm_hi += (count[i] - 1) * (1 + gm_s[i].stride) * gm_pitch[i];
+    ub_hi += (count[i] - 1) * (1 + ub_s[i].stride) * ub_pitch[i];
+  }
+  gm_hi += gm_base + row_elems;
+  ub_hi += ub_base + (n0 - 1) * (piece + ub_s[0].stride) + piece;
+  if (gm_elems != 0 && gm_hi > gm_elems) {
+    fail("gm_out_of_bounds", api, loc,
+         fmt("the %s slice reaches element %llu of a GlobalTensor of %llu elements (SetGlobalBuffer size)", gm_side,
+             ull(gm_hi - 1), ull(gm_elems)),
+         {{"last_element", double(gm_hi - 1)}, {"tensor_elements", double(gm_elems)}});
+  }
+  check_gm(gm, gm_hi * esize, !to_ub, api, loc);
+  check_operand(c, ub, uint32_t(std::min<uint64_t>(ub.addr + ub_base * esize, 0xFFFFFFFFull)),
+                uint32_t(std::min<uint64_t>(ub.addr + ub_hi * esize, 0xFFFFFFFFull)), 32, ub_side, api, loc);
+  for (uint64_t r = 0; r < rows_src; r++) {
+    uint64_t go = gm_base, uo = ub_base;
+    for (uint64_t i = 1; i < dims; i++) {
+      go += idx[i] * (1 + gm_s[i].stride) * gm_pitch[i];
+      uo += idx[i] * (1 + ub_s[i].stride) * ub_pitch[i];
+    }
+    UbRef at{uint32_t(ub.addr + uo * esize), ub.buf, ub.gen};
+    if (to_ub) {
+      gm_to_ub(c, at, gm + go * esize, uint32_t(n0), bytes, bytes + gm_gap_bytes, bytes + ub_gap_bytes, bytes, 0,
+               nullptr, api, loc);
+    } else {
+      ub_to_gm(c, gm + go * esize, at, uint32_t(n0), bytes, bytes + gm_gap_bytes, bytes + ub_gap_bytes, api, loc);
+    }
+    for (uint64_t i = 1; i < dims; i++) {
+      if (++idx[i] < count[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
 }  // namespace ascendc_sim::dma

@@ -44,13 +44,15 @@ struct HlTiling {
   uint32_t simple;      // SoftMax kernel: also run SimpleSoftMax from the sum/max it produced
   float eps;
   SoftMaxTiling sm;
+  LogSoftMaxTiling lsm;
   RmsNormTiling rms;
   LayerNormTiling ln;
 };
 
 // ---------------------------------------------------------------- SoftMax / SimpleSoftMax
 // y = [dst (m x k) | sum (m x epb) | max (m x epb)]; T data, U sum/max.
-template <class T, class U>
+// kLog: LogSoftMax instead (sum/max of the data type, sharedTmpBuffer only).
+template <class T, class U, bool kLog = false>
 __aicore__ void softmax_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
   const uint32_t n = td.m * td.k, epb = 32 / sizeof(U);
@@ -77,7 +79,9 @@ __aicore__ void softmax_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
   LocalTensor<U> sum = sumQ.AllocTensor<U>();
   LocalTensor<U> max = maxQ.AllocTensor<U>();
   SoftMaxShapeInfo shape = {td.m, td.k, td.m, td.oriK};
-  if (td.tmpBytes) {
+  if constexpr (kLog) {
+    LogSoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.lsm, shape);
+  } else if (td.tmpBytes) {
     SoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.sm, shape);
     if (td.simple) SimpleSoftMax<T>(out, sum, max, in, tmpBuf.Get<uint8_t>(), td.sm, shape);
   } else {
@@ -117,6 +121,49 @@ __aicore__ void softmax_padded_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
 }
 __aicore__ void simple_softmax_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
   softmax_kernel<float, float>(x, y, w, t);
+}
+
+// LogSoftMax: [8, 64] float with the minimum temporary space (one row per pass), [16, 128]
+// half with the maximum, [4, 200] float with the maximum (one pass).
+__aicore__ void logsoftmax_f32_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<float, float, true>(x, y, w, t);
+}
+__aicore__ void logsoftmax_f16_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<half, half, true>(x, y, w, t);
+}
+__aicore__ void logsoftmax_f32_wide_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  softmax_kernel<float, float, true>(x, y, w, t);
+}
+
+// The tiling was computed for the largest temporary space but the kernel gives the smallest.
+__aicore__ void logsoftmax_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, s, m, tmp;
+  pipe.InitBuffer(a, td.m * td.k * 4);
+  pipe.InitBuffer(b, td.m * td.k * 4);
+  pipe.InitBuffer(s, td.m * 32);
+  pipe.InitBuffer(m, td.m * 32);
+  pipe.InitBuffer(tmp, td.tmpBytes);
+  LocalTensor<float> src = a.Get<float>();
+  Duplicate(src, 1.0f, td.m * td.k);
+  LogSoftMax<float>(b.Get<float>(), s.Get<float>(), m.Get<float>(), src, tmp.Get<uint8_t>(), td.lsm);  // expect: ub_out_of_range
+}
+
+// A last axis of 12 halves (24 bytes) is not 32-byte aligned.
+__aicore__ void logsoftmax_misaligned_k(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, s, m, tmp;
+  pipe.InitBuffer(a, 8 * 16 * 2);
+  pipe.InitBuffer(b, 8 * 16 * 2);
+  pipe.InitBuffer(s, 8 * 32);
+  pipe.InitBuffer(m, 8 * 32);
+  pipe.InitBuffer(tmp, 4096);
+  Duplicate(a.Get<half>(), half(1.0f), 8 * 16);
+  SoftMaxShapeInfo shape = {8, 12, 8, 12};
+  LogSoftMax<half>(b.Get<half>(), s.Get<half>(), m.Get<half>(), a.Get<half>(), tmp.Get<uint8_t>(), td.lsm,  // expect: ub_misaligned
+                   shape);
 }
 
 // In place (dst = src, isReuseSource), TBufs ordered with flags.
@@ -476,6 +523,84 @@ __aicore__ void rmsnorm_by_hand(GM_ADDR x, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling
 }
 __aicore__ void rmsnorm_hl_cost_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { rmsnorm_kernel<float>(x, y, w, t); }
 
+// ---------------------------------------------------------------- Sum
+// y = dst (outter results, rounded up to 32 bytes and zeroed first); m = outter, k = inner,
+// oriK = n.
+template <class T>
+__aicore__ void sum_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  const uint32_t total = td.m * td.k, epb = 32 / sizeof(T), outLen = (td.m + epb - 1) / epb * epb;
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> inQ;
+  TQue<TPosition::VECOUT, 1> outQ;
+  TBuf<TPosition::VECCALC> tmpBuf;
+  pipe.InitBuffer(inQ, 1, total * sizeof(T));
+  pipe.InitBuffer(outQ, 1, outLen * sizeof(T));
+  if (td.tmpBytes) pipe.InitBuffer(tmpBuf, td.tmpBytes);
+  GlobalTensor<T> xg, yg;
+  xg.SetGlobalBuffer((__gm__ T*)x);
+  yg.SetGlobalBuffer((__gm__ T*)y);
+  LocalTensor<T> in = inQ.AllocTensor<T>();
+  DataCopy(in, xg, total);
+  inQ.EnQue(in);
+  in = inQ.DeQue<T>();
+  LocalTensor<T> out = outQ.AllocTensor<T>();
+  Duplicate(out, T(0.0f), outLen);
+  SumParams params;
+  params.outter = td.m;
+  params.inner = td.k;
+  params.n = td.oriK;
+  if (td.tmpBytes) {
+    Sum(out, in, tmpBuf.Get<uint8_t>(), params);
+  } else {
+    Sum(out, in, params);
+  }
+  outQ.EnQue(out);
+  inQ.FreeTensor(in);
+  out = outQ.DeQue<T>();
+  DataCopy(yg, out, outLen);
+  outQ.FreeTensor(out);
+}
+__aicore__ void sum_f32_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<float>(x, y, w, t); }
+__aicore__ void sum_f16_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<half>(x, y, w, t); }
+__aicore__ void sum_f32_long_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<float>(x, y, w, t); }
+__aicore__ void sum_f16_framework_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) { sum_kernel<half>(x, y, w, t); }
+
+// Rows of 4096 floats need 256 bytes of partial sums; the buffer has 224.
+__aicore__ void sum_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(HlTiling, td, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, td.m * td.k * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, td.tmpBytes);
+  LocalTensor<float> src = a.Get<float>();
+  Duplicate(src, 1.0f, td.m * td.k);
+  Sum(b.Get<float>(), src, tmp.Get<uint8_t>(), {td.m, td.k, td.oriK});  // expect: ub_out_of_range
+}
+
+// inner = 12 floats (48 bytes) is not n rounded up to 32 bytes.
+__aicore__ void sum_misaligned_inner(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, 2 * 16 * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, 32);
+  Duplicate(a.Get<float>(), 1.0f, 32);
+  Sum(b.Get<float>(), a.Get<float>(), tmp.Get<uint8_t>(), {2, 12, 12});  // expect: ub_misaligned
+}
+
+// n = 9 is larger than inner = 8.
+__aicore__ void sum_n_above_inner(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b, tmp;
+  pipe.InitBuffer(a, 2 * 8 * 4);
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(tmp, 32);
+  Duplicate(a.Get<float>(), 1.0f, 16);
+  Sum(b.Get<float>(), a.Get<float>(), tmp.Get<uint8_t>(), {2, 8, 9});  // expect: field_out_of_range
+}
+
 // ---------------------------------------------------------------- host side
 double xv(uint32_t i) { return std::sin(double(i) * 0.37) * 3.0 + double(i % 7) * 0.25; }
 double gv(uint32_t j) { return 0.5 + double(j % 5) * 0.125; }
@@ -494,7 +619,7 @@ double get(const uint8_t* base, uint64_t i) {
 }
 bool close(double a, double ref, double tol) { return std::fabs(a - ref) <= tol * std::max(1.0, std::fabs(ref)); }
 
-enum class Api { SoftMax, RmsNorm, LayerNorm, None };
+enum class Api { SoftMax, LogSoftMax, Sum, RmsNorm, LayerNorm, None };
 
 struct Case {
   const char* name;
@@ -520,6 +645,18 @@ const Case kCases[] = {
     {"softmax_misaligned_k", softmax_misaligned_k, Api::SoftMax, 4, 4, 8, 16, 16, 0, false},
     {"softmax_tmp_overlaps_src", softmax_tmp_overlaps_src, Api::SoftMax, 4, 4, 8, 64, 64, 0, false},
     {"softmax_no_tiling", softmax_no_tiling, Api::None, 4, 4, 0, 0, 0, 0, false},
+    {"sum_f32_ok", sum_f32_ok, Api::Sum, 4, 0, 5, 64, 61, 1, false},
+    {"sum_f16_ok", sum_f16_ok, Api::Sum, 2, 0, 3, 16, 3, 1, false},
+    {"sum_f32_long_ok", sum_f32_long_ok, Api::Sum, 4, 0, 2, 4096, 4000, 1, false},
+    {"sum_f16_framework_ok", sum_f16_framework_ok, Api::Sum, 2, 0, 17, 256, 250, 0, false},
+    {"sum_tmp_too_small", sum_tmp_too_small, Api::Sum, 4, 0, 2, 4096, 4096, 3, false},
+    {"sum_misaligned_inner", sum_misaligned_inner, Api::None, 4, 0, 0, 0, 0, 0, false},
+    {"sum_n_above_inner", sum_n_above_inner, Api::None, 4, 0, 0, 0, 0, 0, false},
+    {"logsoftmax_f32_ok", logsoftmax_f32_ok, Api::LogSoftMax, 4, 4, 8, 64, 64, 1, false},
+    {"logsoftmax_f16_ok", logsoftmax_f16_ok, Api::LogSoftMax, 2, 2, 16, 128, 128, 2, false},
+    {"logsoftmax_f32_wide_ok", logsoftmax_f32_wide_ok, Api::LogSoftMax, 4, 4, 4, 200, 200, 2, false},
+    {"logsoftmax_tmp_too_small", logsoftmax_tmp_too_small, Api::LogSoftMax, 4, 4, 16, 64, 64, 3, false},
+    {"logsoftmax_misaligned_k", logsoftmax_misaligned_k, Api::LogSoftMax, 2, 2, 8, 16, 16, 2, false},
     {"rmsnorm_f32_ok", rmsnorm_f32_ok, Api::RmsNorm, 4, 0, 8, 64, 64, 2, false},
     {"rmsnorm_f32_passes_ok", rmsnorm_f32_passes_ok, Api::RmsNorm, 4, 0, 24, 96, 96, 1, false},
     {"rmsnorm_f16_ok", rmsnorm_f16_ok, Api::RmsNorm, 2, 0, 16, 128, 128, 2, false},
@@ -552,6 +689,16 @@ HlTiling make_tiling(const Case& c) {
     uint32_t ws = c.tmp == 1 ? mn : mx;
     SoftMaxTilingFunc(s, c.sum_esize, ws == 0 ? 4096 : ws, t.sm);
     t.tmpBytes = c.tmp == 0 ? 0 : c.tmp == 3 ? mn : ws;
+  } else if (c.api == Api::LogSoftMax) {
+    ge::Shape s({int64_t(c.m), int64_t(c.k)});
+    uint32_t mn = GetLogSoftMaxMinTmpSize(s, c.esize, false), mx = GetLogSoftMaxMaxTmpSize(s, c.esize, false);
+    uint32_t ws = c.tmp == 1 ? mn : mx;
+    LogSoftMaxTilingFunc(s, c.esize, ws, t.lsm);
+    t.tmpBytes = c.tmp == 3 ? mn : ws;
+  } else if (c.api == Api::Sum) {
+    uint32_t mx = 0, mn = 0;
+    GetSumMaxMinTmpSize(c.ori_k, c.esize, false, mx, mn);
+    t.tmpBytes = c.tmp == 0 ? 0 : c.tmp == 3 ? mn - 32 : mn;
   } else if (c.api == Api::RmsNorm) {
     ge::Shape s({1, int64_t(c.m), int64_t(c.k)});
     uint32_t mx = 0, mn = 0;
@@ -581,7 +728,7 @@ void fill(const Case& c, uint8_t* x, uint8_t* ws) {
 }
 
 template <class T, class U>
-bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y) {
+bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y, bool log_out = false) {
   const double tol = sizeof(T) == 2 ? 2e-3 : 1e-5;
   const uint32_t epb = 32 / sizeof(U);
   const uint64_t n = uint64_t(c.m) * c.k;
@@ -591,7 +738,8 @@ bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y) {
     for (uint32_t j = 0; j < c.ori_k; j++) mx = std::max(mx, get<T>(x, uint64_t(r) * c.k + j));
     for (uint32_t j = 0; j < c.ori_k; j++) sm += std::exp(get<T>(x, uint64_t(r) * c.k + j) - mx);
     for (uint32_t j = 0; j < c.k; j++) {
-      double ref = std::exp(get<T>(x, uint64_t(r) * c.k + j) - mx) / sm;
+      const double xj = get<T>(x, uint64_t(r) * c.k + j);
+      const double ref = log_out ? std::log(std::exp(xj - mx) / sm) : std::exp(xj - mx) / sm;
       if (!close(get<T>(y, uint64_t(r) * c.k + j), ref, tol)) return false;
     }
     for (uint32_t l = 0; l < epb; l++) {
@@ -599,6 +747,19 @@ bool check_softmax(const Case& c, const uint8_t* x, const uint8_t* y) {
       if (!close(get<U>(sb, uint64_t(c.m + r) * epb + l), mx, 0)) return false;
     }
   }
+  return true;
+}
+template <class T>
+bool check_sum(const Case& c, const uint8_t* x, const uint8_t* y) {
+  const double tol = sizeof(T) == 2 ? 2e-3 : 1e-6;
+  const uint32_t epb = 32 / sizeof(T), out_len = (c.m + epb - 1) / epb * epb;
+  for (uint32_t r = 0; r < c.m; r++) {
+    double s = 0;
+    for (uint32_t j = 0; j < c.ori_k; j++) s += get<T>(x, uint64_t(r) * c.k + j);
+    if (!close(get<T>(y, r), s, tol)) return false;
+  }
+  for (uint32_t r = c.m; r < out_len; r++)
+    if (get<T>(y, r) != 0.0) return false;  // the round-up lanes keep what was there
   return true;
 }
 template <class T>
@@ -654,6 +815,10 @@ const char* check(const Case& c, const uint8_t* x, const uint8_t* ws, const uint
     if (c.esize == 4) ok = check_softmax<float, float>(c, x, y);
     else if (c.sum_esize == 2) ok = check_softmax<half, half>(c, x, y);
     else ok = check_softmax<half, float>(c, x, y);
+  } else if (c.api == Api::Sum) {
+    ok = c.esize == 4 ? check_sum<float>(c, x, y) : check_sum<half>(c, x, y);
+  } else if (c.api == Api::LogSoftMax) {
+    ok = c.esize == 4 ? check_softmax<float, float>(c, x, y, true) : check_softmax<half, half>(c, x, y, true);
   } else if (c.api == Api::RmsNorm) {
     ok = c.esize == 4 ? check_rmsnorm<float>(c, x, ws, y) : check_rmsnorm<half>(c, x, ws, y);
   } else if (c.api == Api::LayerNorm) {
@@ -698,6 +863,21 @@ void host_checks() {
                          kernel_side.softmaxTilingData.srcM == 320 && kernel_side.softmaxTilingData.srcK == 64 &&
                          kernel_side.softmaxTilingData.splitM == custom.softmaxTilingData.splitM &&
                          kernel_side.softmaxTilingData.splitM > 0;
+  optiling::LogSoftMaxTiling lsmt;
+  LogSoftMaxTilingFunc(sm, 4, 1000, lsmt);
+  ::LogSoftMaxTiling lsmk;
+  AscendC::LogSoftMaxTilingFunc(sm_big, 4, GetLogSoftMaxMaxTmpSize(sm_big, 4, false), lsmk);
+  uint32_t s1x = 0, s1n = 0, s2x = 0, s2n = 0, s3x = 0, s3n = 0, s0x = 7, s0n = 7;
+  GetSumMaxMinTmpSize(3, 2, false, s1x, s1n);
+  GetSumMaxMinTmpSize(4096, 4, false, s2x, s2n);
+  GetSumMaxMinTmpSize(10000, 2, false, s3x, s3n);
+  GetSumMaxMinTmpSize(0, 4, false, s0x, s0n);
+  std::printf("{\"name\":\"host_sum\",\"s1\":[%u,%u],\"s2\":[%u,%u],\"s3\":[%u,%u],\"s0\":[%u,%u]}\n", s1x, s1n,
+              s2x, s2n, s3x, s3n, s0x, s0n);
+  std::printf("{\"name\":\"host_log\",\"lsm_h_min\":%u,\"lsm_h_max\":%u,\"lsm_split\":%u,\"lsm_range\":%u,"
+              "\"lsm_big_split\":%u,\"lsm_bad\":%u}\n",
+              GetLogSoftMaxMinTmpSize(ge::Shape({16, 128}), 2, false), GetLogSoftMaxMaxTmpSize(ge::Shape({16, 128}), 2, false),
+              lsmt.splitM, lsmt.rangeM, lsmk.splitM, GetLogSoftMaxMinTmpSize(ge::Shape({8, 12}), 2, false));
   std::printf(
       "{\"name\":\"host\",\"custom_ok\":%s,\"sm_min\":%u,\"sm_max\":%u,\"sm_bad_min\":%u,\"sm_split\":%u,\"sm_range\":%u,"
       "\"sm_tail\":%u,\"sm_reduce_k\":%u,\"sm_big_split\":%u,\"sm_bytes\":%s,"

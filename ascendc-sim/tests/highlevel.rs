@@ -101,6 +101,8 @@ fn faulty_kernels_report_their_kind_at_their_line() {
     // The too-small diagnostics name the sizes and the helper that gives them.
     for case in [
         "softmax_tmp_too_small",
+        "logsoftmax_tmp_too_small",
+        "sum_tmp_too_small",
         "rmsnorm_tmp_too_small",
         "layernorm_tmp_too_small",
     ] {
@@ -160,6 +162,13 @@ fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
     assert!(hl >= hand, "RmsNorm V busy {hl} us < by hand {hand} us");
     // The same [8, 64] softmax with one row per pass (the minimum temporary space) issues 8
     // passes of instructions; with the largest space, one.
+    // LogSoftMax is SoftMax plus a Log: never cheaper on the same shape and tiling.
+    let log = busy("logsoftmax_f32_ok", "V");
+    let plain = busy("softmax_f32_ok", "V");
+    assert!(log > plain, "LogSoftMax {log} us vs SoftMax {plain} us");
+    // Sum over rows of 4000 floats issues two levels of RepeatReduceSum per row (63 + 1
+    // repeats): more than 5 rows of 61 (one repeat each).
+    assert!(busy("sum_f32_long_ok", "V") > busy("sum_f32_ok", "V"));
     let one_row = busy("softmax_f32_ok", "V");
     let all_rows = busy("softmax_f32_onepass_ok", "V");
     assert!(
@@ -172,7 +181,26 @@ fn softmax_and_rmsnorm_are_not_cheaper_than_by_hand() {
 /// shared by the optiling classes and the kernel structs.
 #[test]
 fn host_tiling_helpers() {
-    let h = run(Some("host")).remove(0);
+    let mut out = run(Some("host"));
+    let h = out.remove(2);
+    let l = out.remove(1);
+    let s = out.remove(0);
+    assert_eq!(s["name"], "host_sum", "{s}");
+    // Sum: ceil(n / per-repeat) partial sums rounded up to 32 bytes; max = min.
+    assert_eq!(s["s1"], serde_json::json!([32, 32]), "n 3 half: {s}");
+    assert_eq!(s["s2"], serde_json::json!([256, 256]), "n 4096 float: {s}");
+    assert_eq!(s["s3"], serde_json::json!([160, 160]), "n 10000 half: {s}");
+    assert_eq!(s["s0"], serde_json::json!([0, 0]), "n 0: {s}");
+    assert_eq!(l["name"], "host_log", "{l}");
+    // LogSoftMax follows SoftMax's rules: [16, 128] half one row 4 (16 + 128 + 64) = 832
+    // bytes, all rows 16x; 1000 bytes for [8, 64] float hold one row; the [128, 256] basic
+    // block halves to 32 rows; a misaligned last axis gives 0.
+    assert_eq!(l["lsm_h_min"], 832, "{l}");
+    assert_eq!(l["lsm_h_max"], 13312, "{l}");
+    assert_eq!(l["lsm_split"], 1, "{l}");
+    assert_eq!(l["lsm_range"], 8, "{l}");
+    assert_eq!(l["lsm_big_split"], 32, "{l}");
+    assert_eq!(l["lsm_bad"], 0, "{l}");
     // A custom op's tiling-data class with a SoftMaxTiling field reaches the kernel struct.
     assert_eq!(h["custom_ok"], true, "{h}");
     // SoftMax [8, 64] float: one row needs 4 (8 + 64 + 64) = 544 bytes; all rows 8x.

@@ -601,6 +601,60 @@ __aicore__ void log_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg[kN], o, kN);
 }
 
+// ---------------------------------------------------------------- Swish (high level)
+// y[0, 256) = swish(x) with beta 1.5 in float; y[256, 456) = swish(x) with beta 0.75 in half
+// over 200 elements (a partial last repeat), cast back to float.
+__aicore__ void swish_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, hb, hob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(hob, kN * sizeof(half));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), ho = hob.Get<half>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Swish(o, s, kN, 1.5f);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Cast(h, s, RoundMode::CAST_NONE, kN);
+  Duplicate(ho, half(0.0f), kN);
+  Swish<half>(ho, h, 200, half(0.75f));
+  Cast(o, ho, RoundMode::CAST_NONE, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[kN], o, kN);
+}
+
+// In place: the vendor's sequence overwrites dst before its Div reads src again.
+__aicore__ void swish_in_place(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  LocalTensor<float> s = ib.Get<float>();
+  Duplicate(s, 1.0f, kN);
+  Swish(s, s, kN, 1.0f);  // expect: vector_overlap
+}
+
+// dataSize 512 on tensors of 256 floats.
+__aicore__ void swish_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  Duplicate(s, 1.0f, kN);
+  Swish(o, s, 2 * kN, 1.0f);  // expect: ub_out_of_range
+}
+
 // ---------------------------------------------------------------- ListTensorDesc
 // ws holds a list of two 1-D tensors of 64 floats (x[0, 64) and x[64, 128)); the kernel
 // copies tensor i to y[64 i, 64 i + 64) and writes the count and the shapes to y[128..131).
@@ -1162,6 +1216,123 @@ __aicore__ void group_bad_index(GM_ADDR, GM_ADDR, GM_ADDR ws) {
   bar.Arrive(2);  // expect: field_out_of_range
 }
 
+// ---------------------------------------------------------------- DataCopy with SliceInfo
+// The vendor page's example: x viewed as float [3, 87]; rows 0 and 2, columns 16..39 and
+// 47..70 (two pieces of 3 blocks, 7-element gaps) land compact in UB as [2, 48] and go out
+// to y [2, 48] with the same (gap-free) slice.
+__aicore__ void slice_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 96 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 3 * 87);
+  yg.SetGlobalBuffer((__gm__ float*)y, 2 * 48);
+  SliceInfo srcInfo[] = {{16, 70, 7, 3, 87}, {0, 2, 1, 1, 3}};
+  SliceInfo dstInfo[] = {{0, 47, 0, 3, 48}, {0, 1, 0, 1, 2}};
+  LocalTensor<float> t = q.AllocTensor<float>();
+  DataCopy(t, xg, dstInfo, srcInfo, 2);
+  q.EnQue(t);
+  t = q.DeQue<float>();
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, dstInfo, dstInfo, 2);
+  q.FreeTensor(t);
+}
+
+// The same copy written by hand: per selected row one DataCopyPad with a 28-byte GM gap in,
+// one DataCopy out. The slice form issues the same instructions: it must cost the same.
+__aicore__ void slice_by_hand(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, 96 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 3 * 87);
+  yg.SetGlobalBuffer((__gm__ float*)y, 2 * 48);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  for (uint32_t r = 0; r < 2; r++) {
+    DataCopyPad(t[r * 48], xg[r * 2 * 87 + 16], {2, 24 * sizeof(float), 7 * sizeof(float), 0, 0}, {false, 0, 0, 0.0f});
+  }
+  q.EnQue(t);
+  t = q.DeQue<float>();
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  for (uint32_t r = 0; r < 2; r++) DataCopy(yg[r * 48], t[r * 48], {2, 3, 0, 0});
+  q.FreeTensor(t);
+}
+
+// Three dimensions of half: x viewed as half [4, 5, 64]; dim 0 pieces 0..15 and 32..47
+// (one block each, 16-element gap), dim 1 rows 1 and 3, dim 2 planes 0 and 3, into UB
+// [2, 2, 32]; out to y viewed as half [3, 2, 40]: pieces at 2..17 and 23..38 (a 5-element,
+// 10-byte GM gap), rows 0 and 1, planes 0 and 2.
+__aicore__ void slice_half_3d_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 128 * sizeof(half));
+  GlobalTensor<half> xg, yg;
+  xg.SetGlobalBuffer((__gm__ half*)x);
+  yg.SetGlobalBuffer((__gm__ half*)y, 3 * 2 * 40);
+  SliceInfo in[] = {{0, 47, 16, 1, 64}, {1, 3, 1, 1, 5}, {0, 3, 2, 1, 4}};
+  SliceInfo ub[] = {{0, 31, 0, 1, 32}, {0, 1, 0, 1, 2}, {0, 1, 0, 1, 2}};
+  SliceInfo out[] = {{2, 38, 5, 1, 40}, {0, 1, 0, 1, 2}, {0, 2, 1, 1, 3}};
+  LocalTensor<half> t = b.Get<half>();
+  DataCopy(t, xg, ub, in, 3);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, out, ub, 3);
+}
+
+// The GlobalTensor holds 200 floats; the slice reaches element 244.
+__aicore__ void slice_gm_out_of_bounds(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 96 * sizeof(float));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 200);
+  SliceInfo srcInfo[] = {{16, 70, 7, 3, 87}, {0, 2, 1, 1, 3}};
+  SliceInfo dstInfo[] = {{0, 47, 0, 3, 48}, {0, 1, 0, 1, 2}};
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, dstInfo, srcInfo, 2);  // expect: gm_out_of_bounds
+}
+
+// The UB buffer holds 64 floats; the slice needs 96.
+__aicore__ void slice_ub_too_small(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 64 * sizeof(float));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  SliceInfo srcInfo[] = {{16, 70, 7, 3, 87}, {0, 2, 1, 1, 3}};
+  SliceInfo dstInfo[] = {{0, 47, 0, 3, 48}, {0, 1, 0, 1, 2}};
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, dstInfo, srcInfo, 2);  // expect: ub_out_of_range
+}
+
+// endIndex 69: 54 elements are not whole pieces of 24 with 7-element gaps.
+__aicore__ void slice_bad_end(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 96 * sizeof(float));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  SliceInfo srcInfo[] = {{16, 69, 7, 3, 87}, {0, 2, 1, 1, 3}};
+  SliceInfo dstInfo[] = {{0, 47, 0, 3, 48}, {0, 1, 0, 1, 2}};
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, dstInfo, srcInfo, 2);  // expect: field_out_of_range
+}
+
+// A UB-side gap of 3 floats (12 bytes) puts the second piece off its 32-byte boundary.
+__aicore__ void slice_ub_stride_misaligned(GM_ADDR x, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 128 * sizeof(float));
+  GlobalTensor<float> xg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  SliceInfo srcInfo[] = {{16, 70, 7, 3, 87}, {0, 2, 1, 1, 3}};
+  SliceInfo dstInfo[] = {{0, 50, 3, 3, 51}, {0, 1, 0, 1, 2}};
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, xg, dstInfo, srcInfo, 2);  // expect: ub_misaligned
+}
+
 using Check = bool (*)(const float* y);
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b)); }
 bool check_events(const float* y) {
@@ -1267,6 +1438,16 @@ bool check_log(const float* y) {
   return true;
 }
 
+bool check_swish(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    const double x = xval(i);
+    if (!near(y[i], float(x / (1 + std::exp(-1.5 * x))))) return false;
+    const double ref = i < 200 ? x / (1 + std::exp(-0.75 * x)) : 0.0;
+    if (std::fabs(y[kN + i] - ref) > 2e-3 * std::max(1.0, std::fabs(ref))) return false;
+  }
+  return true;
+}
+
 bool check_cmpmask(const float* y) {
   for (uint32_t i = 0; i < 64; i++)
     if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
@@ -1358,6 +1539,35 @@ bool check_int4(const float* y) {
   return y[80] == 128.0f;
 }
 
+bool check_slice(const float* y) {
+  for (uint32_t r = 0; r < 2; r++) {
+    for (uint32_t j = 0; j < 48; j++) {
+      uint32_t col = j < 24 ? 16 + j : 47 + (j - 24);
+      if (y[r * 48 + j] != xval(2 * r * 87 + col)) return false;
+    }
+  }
+  return y[96] == 0.0f;
+}
+// Data movement only: the half bit patterns must arrive unchanged; every other y element
+// stays 0.
+bool check_slice_half(const float* yf) {
+  const auto* y = reinterpret_cast<const uint16_t*>(yf);
+  std::vector<float> xs(4 * 5 * 64 / 2 + 1);
+  for (uint32_t i = 0; i < xs.size(); i++) xs[i] = xval(i);
+  const auto* x = reinterpret_cast<const uint16_t*>(xs.data());
+  std::vector<uint16_t> want(3 * 2 * 40 + 16, 0);
+  const uint32_t planes_in[2] = {0, 3}, rows_in[2] = {1, 3}, planes_out[2] = {0, 2}, rows_out[2] = {0, 1};
+  const uint32_t col_in[2] = {0, 32}, col_out[2] = {2, 23};
+  for (uint32_t p = 0; p < 2; p++)
+    for (uint32_t r = 0; r < 2; r++)
+      for (uint32_t k = 0; k < 2; k++)
+        for (uint32_t e = 0; e < 16; e++)
+          want[(planes_out[p] * 2 + rows_out[r]) * 40 + col_out[k] + e] =
+              x[(planes_in[p] * 5 + rows_in[r]) * 64 + col_in[k] + e];
+  for (uint32_t i = 0; i < want.size(); i++)
+    if (y[i] != want[i]) return false;
+  return true;
+}
 bool check_group(const float* y) {
   for (uint32_t w = 0; w < 2; w++)
     for (uint32_t i = 0; i < kN; i++)
@@ -1408,6 +1618,9 @@ const Case kCases[] = {
     {"gather_out_of_range", gather_out_of_range, 1, nullptr},
     {"gather_mask_bad_pattern", gather_mask_bad_pattern, 1, nullptr},
     {"log_ok", log_ok, 1, check_log},
+    {"swish_ok", swish_ok, 1, check_swish},
+    {"swish_in_place", swish_in_place, 1, nullptr},
+    {"swish_count_too_big", swish_count_too_big, 1, nullptr},
     {"list_ok", list_ok, 1, check_list},
     {"list_bad_index", list_bad_index, 1, nullptr},
     {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},
@@ -1436,6 +1649,13 @@ const Case kCases[] = {
     {"group_ok", group_ok, 4, check_group},
     {"group_deadlock", group_deadlock, 3, nullptr},
     {"group_bad_index", group_bad_index, 1, nullptr},
+    {"slice_ok", slice_ok, 1, check_slice},
+    {"slice_by_hand", slice_by_hand, 1, check_slice},
+    {"slice_half_3d_ok", slice_half_3d_ok, 1, check_slice_half},
+    {"slice_gm_out_of_bounds", slice_gm_out_of_bounds, 1, nullptr},
+    {"slice_ub_too_small", slice_ub_too_small, 1, nullptr},
+    {"slice_bad_end", slice_bad_end, 1, nullptr},
+    {"slice_ub_stride_misaligned", slice_ub_stride_misaligned, 1, nullptr},
     {"gm_duplicate", gm_duplicate, 2, nullptr},
     {"gm_race_different", gm_race_different, 2, nullptr},
 };

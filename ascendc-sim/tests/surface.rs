@@ -121,6 +121,10 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "int4_ok",
         "group_ok",
         "mrgsort_repeat_ok",
+        "slice_ok",
+        "slice_by_hand",
+        "slice_half_3d_ok",
+        "swish_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -153,6 +157,10 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "int4_ok",
         "group_ok",
         "mrgsort_repeat_ok",
+        "slice_ok",
+        "slice_by_hand",
+        "slice_half_3d_ok",
+        "swish_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }
@@ -280,5 +288,17 @@ fn sort32_is_priced_at_two_elements_per_cycle() {
     assert!(
         v >= sort_us && v < sort_us + 1.0,
         "PIPE_V busy {v} us, Sort32 alone {sort_us} us"
+    );
+}
+
+#[test]
+fn slice_datacopy_costs_what_the_same_copies_by_hand_cost() {
+    let (slice, hand) = (
+        total_us(result("slice_ok")),
+        total_us(result("slice_by_hand")),
+    );
+    assert!(
+        (slice - hand).abs() <= 0.02 * hand,
+        "SliceInfo DataCopy {slice} us vs the same instructions by hand {hand} us"
     );
 }

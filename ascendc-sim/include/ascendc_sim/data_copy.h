@@ -110,6 +110,32 @@ struct DataCopyPadParams {
       : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
 };
 
+/// Slice description of one dimension for the SliceInfo form of DataCopy (vendor struct in
+/// kernel_struct_data_copy.h, page "GM and UB Slice Data Transfer (DataCopy)",
+/// atlasascendc_api_07_0105). Dimension 0 is the innermost (contiguous) one. All fields are
+/// uint32_t there; the defaults are start 0, end 31, stride 0, burstLen 32, shapeValue 0.
+///  * startIndex / endIndex: first and last element (dimension 0) or row (higher
+///    dimensions) of the slice, both inclusive;
+///  * stride: the gap between two slice pieces, in elements (dimension 0) or rows;
+///  * burstLen: dimension 0: one piece's length in 32-byte blocks; higher dimensions: 1;
+///  * shapeValue: the dimension's full length in elements (0 = take the tensor's ShapeInfo;
+///    the simulator requires it given).
+struct SliceInfo {
+  SliceInfo() = default;
+  SliceInfo(const uint32_t startIndexIn, const uint32_t endIndexIn, const uint32_t strideIn,
+            const uint32_t burstLenIn, const uint32_t shapeValueIn = 0)
+      : startIndex(startIndexIn), endIndex(endIndexIn), stride(strideIn), burstLen(burstLenIn),
+        shapeValue(shapeValueIn) {}
+  uint32_t startIndex = 0;
+  uint32_t endIndex = 32 - 1;
+  uint32_t stride = 0;
+  uint32_t burstLen = 32;
+  uint32_t shapeValue = 0;
+};
+/// Largest dimValue of the SliceInfo DataCopy (the vendor's slice sample sizes its arrays
+/// with it: 8).
+constexpr uint32_t K_MAX_DIM = 8;
+
 }  // namespace AscendC
 
 namespace ascendc_sim::dma {
@@ -150,6 +176,15 @@ void pad_gm_to_ub(const UbRef& dst, const uint8_t* gm, uint64_t block_count, uin
                   uint64_t dst_gap, uint64_t field_max, const Pad& pad, uint32_t esize, const SrcLoc& loc);
 void pad_ub_to_gm(uint8_t* gm, const UbRef& src, uint64_t block_count, uint64_t block_len, uint64_t src_gap,
                   uint64_t dst_gap, uint64_t field_max, uint32_t esize, const SrcLoc& loc);
+
+/// SliceInfo DataCopy (data_copy.cpp, slice_copy): GM->UB (`to_ub`) or UB->GM. `gm` is the
+/// GM tensor's base, `gm_elems` its SetGlobalBuffer size (0 = not given); `dst`/`src` hold
+/// `dims` slice descriptions as the kernel passed them.
+struct SliceDim {
+  uint64_t start, end, stride, burst, shape;
+};
+void slice_copy(bool to_ub, const UbRef& ub, uint8_t* gm, uint64_t gm_elems, const SliceDim* dst,
+                const SliceDim* src, uint64_t dims, uint32_t esize, const SrcLoc& loc);
 
 template <typename T>
 inline Pad make_pad(bool is_pad, uint64_t left, uint64_t right, const T& value) {
@@ -218,6 +253,41 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::params_ub_to_ub(dst.ref(), src.ref(), p.blockCount.wide(), p.blockLen.wide(), p.srcStride.wide(),
                                     p.dstStride.wide(), loc);
+}
+
+// ---- DataCopy, SliceInfo form (GM <-> UB only; vendor page above) ----
+// The vendor implements it in software as one DataCopy instruction per row of the
+// higher dimensions: blockCount = the pieces of dimension 0, blockLen = burstLen, the GM gap
+// stride * sizeof(T) bytes, the UB gap stride * sizeof(T) / 32 blocks; costed so here.
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
+                     const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
+  ascendc_sim::dma::SliceDim d[K_MAX_DIM], s[K_MAX_DIM];
+  for (uint32_t i = 0; i < dimValue && i < K_MAX_DIM; i++) {
+    d[i] = {dstSliceInfo[i].startIndex, dstSliceInfo[i].endIndex, dstSliceInfo[i].stride, dstSliceInfo[i].burstLen,
+            dstSliceInfo[i].shapeValue};
+    s[i] = {srcSliceInfo[i].startIndex, srcSliceInfo[i].endIndex, srcSliceInfo[i].stride, srcSliceInfo[i].burstLen,
+            srcSliceInfo[i].shapeValue};
+  }
+  ascendc_sim::dma::slice_copy(true, dst.ref(), reinterpret_cast<uint8_t*>(src.addr_), src.size_, d, s, dimValue,
+                               sizeof(T), loc);
+}
+template <typename T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
+                     const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1,
+                     ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
+  ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
+  ascendc_sim::dma::SliceDim d[K_MAX_DIM], s[K_MAX_DIM];
+  for (uint32_t i = 0; i < dimValue && i < K_MAX_DIM; i++) {
+    d[i] = {dstSliceInfo[i].startIndex, dstSliceInfo[i].endIndex, dstSliceInfo[i].stride, dstSliceInfo[i].burstLen,
+            dstSliceInfo[i].shapeValue};
+    s[i] = {srcSliceInfo[i].startIndex, srcSliceInfo[i].endIndex, srcSliceInfo[i].stride, srcSliceInfo[i].burstLen,
+            srcSliceInfo[i].shapeValue};
+  }
+  ascendc_sim::dma::slice_copy(false, src.ref(), reinterpret_cast<uint8_t*>(dst.addr_), dst.size_, d, s, dimValue,
+                               sizeof(T), loc);
 }
 
 // ---- SetPadValue ----

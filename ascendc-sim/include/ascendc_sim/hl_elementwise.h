@@ -1,6 +1,6 @@
 // ascendc_sim/hl_elementwise.h — element-wise high-level APIs (api-reference §4.4): Sigmoid,
 // Tanh, Erf, Gelu, FasterGelu, Log/Log2/Log10, Power (each also in the tensor-length form
-// `Op(dst, src)` over src.GetSize() elements).
+// `Op(dst, src)` over src.GetSize() elements), Swish (x / (1 + exp(-beta x)), dataSize form only).
 //
 // On the NPU these are sequences of basic vector instructions using `sharedTmpBuffer` (or
 // UB the framework reserves). The simulator evaluates each element in float and rounds
@@ -44,6 +44,25 @@ struct HlUnaryK {
     for (uint64_t i = 0; i < n; i++) o[i] = from_f32<T>(Op::f(to_f32(a[i])));
   }
 };
+/// Swish(x) = x / (1 + exp(-beta x)) (vendor page "Swish"; its Atlas A2 implementation
+/// issues Muls by -beta, Exp, Adds 1, Div src by that, in counter mode over dataSize).
+template <class T>
+struct SwishK {
+  float beta;
+  void operator()(uint8_t* const* d, uint8_t* const*, uint64_t n) const {
+    T* o = reinterpret_cast<T*>(d[0]);
+    const T* a = reinterpret_cast<const T*>(d[1]);
+    for (uint64_t i = 0; i < n; i++) {
+      const float x = to_f32(a[i]);
+      o[i] = from_f32<T>(x / (1.0f + std::exp(-beta * x)));
+    }
+  }
+};
+/// The page forbids src/dst overlap (in place too: the sequence overwrites dst before its
+/// Div reads src): any overlap of the two `count`-element footprints is `vector_overlap`
+/// (checked after both footprints are inside their buffers).
+void no_overlap(const UbRef& dst, const UbRef& src, uint64_t bytes, const char* api, const SrcLoc& loc);
+
 /// Power with tensor/scalar operands: mode 0 tensor^tensor, 1 tensor^scalar, 2 scalar^tensor.
 template <class T, int Mode>
 struct PowK {
@@ -168,6 +187,21 @@ inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTen
   vec::Opnd ops[2] = {vec::od(dst.ref(), "dst", sizeof(T), 1, 8, true), vec::od(src1.ref(), "src1", sizeof(T), 1, 8, false)};
   hl::run_hl<T, void>("Power", ASCENDC_SIM_SEQ(ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_T), ops, calCount,
                       hl::PowK<T, 2>{to_f32(src0Scalar)}, loc);
+}
+
+/// Swish: dst = src / (1 + exp(-scalarValue * src)) over dataSize elements (vendor page
+/// "Swish": half/float, no temporary buffer, no src/dst overlap, dataSize within both
+/// tensors). Costed as Muls, Exp, Adds, Div.
+template <typename T, bool isReuseSource = false>
+inline void Swish(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, uint32_t dataSize,
+                  const T& scalarValue, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "Swish: element type must be half or float");
+  using namespace ascendc_sim;
+  hl::no_overlap(dstLocal.ref(), srcLocal.ref(), uint64_t(dataSize) * sizeof(T), "Swish", loc);
+  vec::Opnd ops[2] = {vec::od(dstLocal.ref(), "dst", sizeof(T), 1, 8, true),
+                      vec::od(srcLocal.ref(), "src", sizeof(T), 1, 8, false)};
+  hl::run_hl<T, void>("Swish", ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D), ops, dataSize,
+                      hl::SwishK<T>{to_f32(scalarValue)}, loc);
 }
 
 }  // namespace AscendC

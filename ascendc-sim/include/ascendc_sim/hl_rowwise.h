@@ -1,5 +1,5 @@
 // ascendc_sim/hl_rowwise.h — the machinery shared by the row-wise high-level APIs
-// (hl_softmax.h: SoftMax, SimpleSoftMax; hl_norm.h: RmsNorm, LayerNorm).
+// (hl_softmax.h: SoftMax, SimpleSoftMax, LogSoftMax; hl_norm.h: RmsNorm, LayerNorm; hl_reduce.h: Sum).
 //
 // Like the element-wise high-level APIs (hl_elementwise.h) these are evaluated, not
 // replayed: each output element is computed in double from the inputs and rounded once to

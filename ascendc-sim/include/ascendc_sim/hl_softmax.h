@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ascendc_sim/hl_rowwise.h"
@@ -86,7 +87,8 @@ template <class T, class U>
 inline void softmax_run(const char* api, bool simple, const AscendC::LocalTensor<T>& dst,
                         const AscendC::LocalTensor<U>* sum, const AscendC::LocalTensor<U>* max,
                         const AscendC::LocalTensor<T>& src, const AscendC::LocalTensor<uint8_t>* tmp,
-                        const ::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& si, const SrcLoc& loc) {
+                        const ::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& si, const SrcLoc& loc,
+                        bool log_out = false) {
   CoreContext& c = ctx(api);
   const SmShape s = softmax_shape(sizeof(T), tiling, si, api, loc);
   const uint32_t epb = 32 / sizeof(U);
@@ -109,7 +111,11 @@ inline void softmax_run(const char* api, bool simple, const AscendC::LocalTensor
   operands(c, ops, no, api, loc);
   if (tmp) {
     uint64_t need = 4ull * rows * (epb + s.k + 64);
-    if (tmp_bytes < need) tmp_too_small(tmp_bytes, need, "GetSoftMaxMinTmpSize / SoftMaxTilingFunc", api, loc);
+    if (tmp_bytes < need) {
+      tmp_too_small(tmp_bytes, need,
+                    log_out ? "GetLogSoftMaxMinTmpSize / LogSoftMaxTilingFunc" : "GetSoftMaxMinTmpSize / SoftMaxTilingFunc",
+                    api, loc);
+    }
   }
 
   const uint64_t xs = src.ref().addr, ds = dst.ref().addr;
@@ -136,7 +142,8 @@ inline void softmax_run(const char* api, bool simple, const AscendC::LocalTensor
     }
     for (uint32_t j = 0; j < s.k; j++) {
       uint8_t in = (red_init == kInit && ei[j] == kInit) ? kInit : kUninit;
-      store1<T>(c, ds + (uint64_t(r) * s.k + j) * sizeof(T), std::exp(e[j] - mx) / sm, in);
+      const double y = log_out ? (e[j] - mx) - std::log(sm) : std::exp(e[j] - mx) / sm;
+      store1<T>(c, ds + (uint64_t(r) * s.k + j) * sizeof(T), y, in);
     }
     if (!simple && sum) {
       for (uint32_t l = 0; l < epb; l++) {
@@ -157,6 +164,7 @@ inline void softmax_run(const char* api, bool simple, const AscendC::LocalTensor
     charge(c, VecClass::Transcend, body);  // Exp
     if (!simple) charge_row_reduce(c, R, s.k, true);
     charge(c, VecClass::Div, body);  // Div sum
+    if (log_out) charge(c, VecClass::Transcend, body);  // Log of the quotient
     if (sizeof(T) == 2) charge(c, VecClass::Cast, body);
     if (!simple && sum && sizeof(U) == 2) charge(c, VecClass::Cast, 2 * ceil_div(R * epb, 64));
   }
@@ -279,6 +287,26 @@ inline void SimpleSoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<
   ASCENDC_SIM_SOFTMAX_CHECK(half, isDataFormatNZ, config);
   ascendc_sim::hl::softmax_run<half, float>("SimpleSoftMax", true, dstTensor, &inSumTensor, &inMaxTensor, srcTensor,
                                             &sharedTmpBuffer, tiling, softmaxShapeInfo, loc);
+}
+
+/// LogSoftMax (vendor page "LogSoftMax" and its header adv_api/activation/logsoftmax.h):
+/// dst = log(exp(src - max) / sum) per row, with the row max and sum written to maxTensor
+/// and sumTensor ([M, epb] blocks, as SoftMax); half or float, sum/max of the data type,
+/// temporary space from sharedTmpBuffer only (the vendor declares no other form). Evaluated
+/// in double as (x - max) - ln(sum), rounded once; costed as SoftMax's steps plus a Log over
+/// the rows (the vendor's description: max, sum of exp(x - max), log of the quotient).
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                       const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                       const LogSoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                       ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::hl::softmax_type_ok<T>, "LogSoftMax: element type must be half or float");
+  static_assert(!isDataFormatNZ, "LogSoftMax: isDataFormatNZ = true (NZ format) is not implemented in the simulator");
+  static_assert(sizeof(LogSoftMaxTiling) == sizeof(SoftMaxTiling), "LogSoftMaxTiling layout");
+  SoftMaxTiling t;
+  std::memcpy(static_cast<void*>(&t), static_cast<const void*>(&tiling), sizeof t);  // same fields, same order
+  ascendc_sim::hl::softmax_run<T, T>("LogSoftMax", false, dst, &sumTensor, &maxTensor, src, &sharedTmpBuffer, t,
+                                     softmaxShapeInfo, loc, true);
 }
 
 #undef ASCENDC_SIM_SOFTMAX_CHECK

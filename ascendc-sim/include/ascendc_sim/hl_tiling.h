@@ -33,6 +33,28 @@ struct SoftMaxTiling {
   uint32_t tailReduceSize = 0;
 };
 
+/// LogSoftMax's kernel tiling struct: the same sixteen uint32_t fields in the same order as
+/// SoftMaxTiling (vendor logsoftmax_tilingdata.h, page "LogSoftMax Tiling"
+/// atlasascendc_api_07_0769), a type of its own.
+struct LogSoftMaxTiling {
+  uint32_t srcM = 0;
+  uint32_t srcK = 0;
+  uint32_t srcSize = 0;
+  uint32_t outMaxM = 0;
+  uint32_t outMaxK = 0;
+  uint32_t outMaxSize = 0;
+  uint32_t splitM = 0;
+  uint32_t splitK = 0;
+  uint32_t splitSize = 0;
+  uint32_t reduceM = 0;
+  uint32_t reduceK = 0;
+  uint32_t reduceSize = 0;
+  uint32_t rangeM = 0;
+  uint32_t tailM = 0;
+  uint32_t tailSplitSize = 0;
+  uint32_t tailReduceSize = 0;
+};
+
 struct RmsNormTiling {
   uint32_t bLength = 0;
   uint32_t sLength = 0;
@@ -79,10 +101,12 @@ struct LayerNormTiling {
 
 namespace AscendC {
 using ::LayerNormTiling;
+using ::LogSoftMaxTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 namespace tiling {
 using ::LayerNormTiling;
+using ::LogSoftMaxTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 }  // namespace tiling

@@ -17,6 +17,9 @@
 //    a multiple of 8 when it is above 8 and below M; for "basic blocks" (M % 8 == 0,
 //    K % 64 == 0) splitM is further lowered to a divisor of M (in steps of 8) and halved
 //    while splitM K >= 64 * 256 (the 255-repeat limit). rangeM = M / splitM, tailM = M % splitM.
+//  * LogSoftMax (Atlas A2; vendor logsoftmax_tiling.cpp, page "LogSoftMax Tiling"
+//    atlasascendc_api_07_0769): the same min, max and splitM rules as SoftMax with
+//    epb = 32 / dataTypeSize of the (single) data type.
 //  * RmsNorm (shape [B, S, H], H * typeSize a multiple of 32; c = 2 for half, 1 for float):
 //    min = 4 (c H + 8), max = 4 (c B S H + align(B S, 32 / typeSize)).
 //    GetRmsNormTilingInfo: rows per pass bs = the largest n (>= 1) with
@@ -44,6 +47,24 @@
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(SoftMaxTiling)
+TILING_DATA_FIELD_DEF(uint32_t, srcM);
+TILING_DATA_FIELD_DEF(uint32_t, srcK);
+TILING_DATA_FIELD_DEF(uint32_t, srcSize);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
+TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
+TILING_DATA_FIELD_DEF(uint32_t, splitM);
+TILING_DATA_FIELD_DEF(uint32_t, splitK);
+TILING_DATA_FIELD_DEF(uint32_t, splitSize);
+TILING_DATA_FIELD_DEF(uint32_t, reduceM);
+TILING_DATA_FIELD_DEF(uint32_t, reduceK);
+TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
+TILING_DATA_FIELD_DEF(uint32_t, rangeM);
+TILING_DATA_FIELD_DEF(uint32_t, tailM);
+TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
+TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
 TILING_DATA_FIELD_DEF(uint32_t, srcM);
 TILING_DATA_FIELD_DEF(uint32_t, srcK);
 TILING_DATA_FIELD_DEF(uint32_t, srcSize);
@@ -108,6 +129,7 @@ END_TILING_DATA_DEF;
 }  // namespace optiling
 
 static_assert(sizeof(optiling::SoftMaxTiling) == sizeof(::SoftMaxTiling), "SoftMaxTiling layout");
+static_assert(sizeof(optiling::LogSoftMaxTiling) == sizeof(::LogSoftMaxTiling), "LogSoftMaxTiling layout");
 static_assert(sizeof(optiling::RmsNormTiling) == sizeof(::RmsNormTiling), "RmsNormTiling layout");
 static_assert(sizeof(optiling::LayerNormTiling) == sizeof(::LayerNormTiling), "LayerNormTiling layout");
 
@@ -282,6 +304,41 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataType
   ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
 }
 
+// ---------------------------------------------------------------- LogSoftMax
+/// Largest temporary space LogSoftMax can use (bytes): 4 M (epb + K + 64), as SoftMax.
+inline uint32_t GetLogSoftMaxMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                        const bool isReuseSource) {
+  return GetSoftMaxMaxTmpSize(srcShape, dataTypeSize, isReuseSource);
+}
+/// Smallest temporary space LogSoftMax works with (bytes): one row, 4 (epb + K + 64).
+inline uint32_t GetLogSoftMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                        const bool isReuseSource) {
+  return GetSoftMaxMinTmpSize(srcShape, dataTypeSize, isReuseSource);
+}
+inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                 const uint32_t localWorkSpaceSize, optiling::LogSoftMaxTiling& softmaxTiling) {
+  ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
+}
+inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                 const uint32_t localWorkSpaceSize, ::LogSoftMaxTiling& softmaxTiling) {
+  ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
+}
+
+// ---------------------------------------------------------------- Sum
+/// Temporary space of the high-level Sum for rows of n elements (vendor page
+/// "GetSumMaxMinTmpSize", atlasascendc_api_07_0827, and its Atlas A2 host source): the
+/// first level's partial sums, ceil(n / (256 / typeSize)), rounded up to 32 bytes; the
+/// maximum equals the minimum. n = 0 or a type size other than 2 or 4 leaves both 0.
+inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const bool isReuseSource,
+                                uint32_t& maxSize, uint32_t& minSize) {
+  (void)isReuseSource;
+  maxSize = minSize = 0;
+  if (n == 0 || (typeSize != 2 && typeSize != 4)) return;
+  const uint32_t epr = 256 / typeSize, epb = 32 / typeSize;
+  const uint32_t reps = (n + epr - 1) / epr;
+  maxSize = minSize = (reps + epb - 1) / epb * epb * typeSize;
+}
+
 // ---------------------------------------------------------------- RmsNorm
 inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
                                     uint32_t& minValue, const bool isBasicBlock = false) {
@@ -344,9 +401,13 @@ namespace optiling {
 using AscendC::GetLayerNormMaxMinTmpSize;
 using AscendC::GetLayerNormNDTilingInfo;
 using AscendC::GetLayerNormNDTillingInfo;
+using AscendC::GetLogSoftMaxMaxTmpSize;
+using AscendC::GetLogSoftMaxMinTmpSize;
+using AscendC::LogSoftMaxTilingFunc;
 using AscendC::GetRmsNormMaxMinTmpSize;
 using AscendC::GetRmsNormTilingInfo;
 using AscendC::GetSoftMaxMaxTmpSize;
 using AscendC::GetSoftMaxMinTmpSize;
+using AscendC::GetSumMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
 }  // namespace optiling
