@@ -185,6 +185,13 @@ struct SliceDim {
 };
 void slice_copy(bool to_ub, const UbRef& ub, uint8_t* gm, uint64_t gm_elems, const SliceDim* dst,
                 const SliceDim* src, uint64_t dims, uint32_t esize, const SrcLoc& loc);
+/// The first min(dims, K_MAX_DIM) SliceInfo entries as slice_copy's SliceDim (slice_copy
+/// reports a dimValue outside [1, K_MAX_DIM]).
+inline void slice_dims(const AscendC::SliceInfo info[], uint32_t dims, SliceDim out[]) {
+  for (uint32_t i = 0; i < dims && i < AscendC::K_MAX_DIM; i++) {
+    out[i] = {info[i].startIndex, info[i].endIndex, info[i].stride, info[i].burstLen, info[i].shapeValue};
+  }
+}
 
 template <typename T>
 inline Pad make_pad(bool is_pad, uint64_t left, uint64_t right, const T& value) {
@@ -265,12 +272,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
   ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::SliceDim d[K_MAX_DIM], s[K_MAX_DIM];
-  for (uint32_t i = 0; i < dimValue && i < K_MAX_DIM; i++) {
-    d[i] = {dstSliceInfo[i].startIndex, dstSliceInfo[i].endIndex, dstSliceInfo[i].stride, dstSliceInfo[i].burstLen,
-            dstSliceInfo[i].shapeValue};
-    s[i] = {srcSliceInfo[i].startIndex, srcSliceInfo[i].endIndex, srcSliceInfo[i].stride, srcSliceInfo[i].burstLen,
-            srcSliceInfo[i].shapeValue};
-  }
+  ascendc_sim::dma::slice_dims(dstSliceInfo, dimValue, d);
+  ascendc_sim::dma::slice_dims(srcSliceInfo, dimValue, s);
   ascendc_sim::dma::slice_copy(true, dst.ref(), reinterpret_cast<uint8_t*>(src.addr_), src.size_, d, s, dimValue,
                                sizeof(T), loc);
 }
@@ -280,12 +283,8 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
                      ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) {
   ascendc_sim::dma::check_dtype_soc<T>("DataCopy", loc);
   ascendc_sim::dma::SliceDim d[K_MAX_DIM], s[K_MAX_DIM];
-  for (uint32_t i = 0; i < dimValue && i < K_MAX_DIM; i++) {
-    d[i] = {dstSliceInfo[i].startIndex, dstSliceInfo[i].endIndex, dstSliceInfo[i].stride, dstSliceInfo[i].burstLen,
-            dstSliceInfo[i].shapeValue};
-    s[i] = {srcSliceInfo[i].startIndex, srcSliceInfo[i].endIndex, srcSliceInfo[i].stride, srcSliceInfo[i].burstLen,
-            srcSliceInfo[i].shapeValue};
-  }
+  ascendc_sim::dma::slice_dims(dstSliceInfo, dimValue, d);
+  ascendc_sim::dma::slice_dims(srcSliceInfo, dimValue, s);
   ascendc_sim::dma::slice_copy(false, src.ref(), reinterpret_cast<uint8_t*>(dst.addr_), dst.size_, d, s, dimValue,
                                sizeof(T), loc);
 }

@@ -14,45 +14,37 @@
 
 #include <cstdint>
 
+// The sixteen uint32_t fields SoftMaxTiling and LogSoftMaxTiling share, in their order, as an
+// X-macro: F(name) per field (the kernel structs here and the optiling classes of
+// tiling/hl_tiling_helpers.h expand it).
+#define ASCENDC_SIM_SOFTMAX_TILING_FIELDS(F) \
+  F(srcM) \
+  F(srcK) \
+  F(srcSize) \
+  F(outMaxM) \
+  F(outMaxK) \
+  F(outMaxSize) \
+  F(splitM) \
+  F(splitK) \
+  F(splitSize) \
+  F(reduceM) \
+  F(reduceK) \
+  F(reduceSize) \
+  F(rangeM) \
+  F(tailM) \
+  F(tailSplitSize) \
+  F(tailReduceSize)
+#define ASCENDC_SIM_U32_FIELD(name) uint32_t name = 0;
+
 struct SoftMaxTiling {
-  uint32_t srcM = 0;
-  uint32_t srcK = 0;
-  uint32_t srcSize = 0;
-  uint32_t outMaxM = 0;
-  uint32_t outMaxK = 0;
-  uint32_t outMaxSize = 0;
-  uint32_t splitM = 0;
-  uint32_t splitK = 0;
-  uint32_t splitSize = 0;
-  uint32_t reduceM = 0;
-  uint32_t reduceK = 0;
-  uint32_t reduceSize = 0;
-  uint32_t rangeM = 0;
-  uint32_t tailM = 0;
-  uint32_t tailSplitSize = 0;
-  uint32_t tailReduceSize = 0;
+  ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
 };
 
 /// LogSoftMax's kernel tiling struct: the same sixteen uint32_t fields in the same order as
 /// SoftMaxTiling (vendor logsoftmax_tilingdata.h, page "LogSoftMax Tiling"
 /// atlasascendc_api_07_0769), a type of its own.
 struct LogSoftMaxTiling {
-  uint32_t srcM = 0;
-  uint32_t srcK = 0;
-  uint32_t srcSize = 0;
-  uint32_t outMaxM = 0;
-  uint32_t outMaxK = 0;
-  uint32_t outMaxSize = 0;
-  uint32_t splitM = 0;
-  uint32_t splitK = 0;
-  uint32_t splitSize = 0;
-  uint32_t reduceM = 0;
-  uint32_t reduceK = 0;
-  uint32_t reduceSize = 0;
-  uint32_t rangeM = 0;
-  uint32_t tailM = 0;
-  uint32_t tailSplitSize = 0;
-  uint32_t tailReduceSize = 0;
+  ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
 };
 
 struct RmsNormTiling {

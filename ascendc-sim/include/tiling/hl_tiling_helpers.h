@@ -45,42 +45,15 @@
 #include "ascendc_sim/hl_tiling.h"
 #include "tiling/tiling_api.h"
 
+// One optiling field per kernel-struct field (the X-macro of ascendc_sim/hl_tiling.h).
+#define ASCENDC_SIM_OPTILING_U32_FIELD(name) TILING_DATA_FIELD_DEF(uint32_t, name);
+
 namespace optiling {
 BEGIN_TILING_DATA_DEF(SoftMaxTiling)
-TILING_DATA_FIELD_DEF(uint32_t, srcM);
-TILING_DATA_FIELD_DEF(uint32_t, srcK);
-TILING_DATA_FIELD_DEF(uint32_t, srcSize);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
-TILING_DATA_FIELD_DEF(uint32_t, splitM);
-TILING_DATA_FIELD_DEF(uint32_t, splitK);
-TILING_DATA_FIELD_DEF(uint32_t, splitSize);
-TILING_DATA_FIELD_DEF(uint32_t, reduceM);
-TILING_DATA_FIELD_DEF(uint32_t, reduceK);
-TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
-TILING_DATA_FIELD_DEF(uint32_t, rangeM);
-TILING_DATA_FIELD_DEF(uint32_t, tailM);
-TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
-TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
 END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
-TILING_DATA_FIELD_DEF(uint32_t, srcM);
-TILING_DATA_FIELD_DEF(uint32_t, srcK);
-TILING_DATA_FIELD_DEF(uint32_t, srcSize);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxM);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxK);
-TILING_DATA_FIELD_DEF(uint32_t, outMaxSize);
-TILING_DATA_FIELD_DEF(uint32_t, splitM);
-TILING_DATA_FIELD_DEF(uint32_t, splitK);
-TILING_DATA_FIELD_DEF(uint32_t, splitSize);
-TILING_DATA_FIELD_DEF(uint32_t, reduceM);
-TILING_DATA_FIELD_DEF(uint32_t, reduceK);
-TILING_DATA_FIELD_DEF(uint32_t, reduceSize);
-TILING_DATA_FIELD_DEF(uint32_t, rangeM);
-TILING_DATA_FIELD_DEF(uint32_t, tailM);
-TILING_DATA_FIELD_DEF(uint32_t, tailSplitSize);
-TILING_DATA_FIELD_DEF(uint32_t, tailReduceSize);
+ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
 END_TILING_DATA_DEF;
 
 BEGIN_TILING_DATA_DEF(RmsNormTiling)
