@@ -16,10 +16,15 @@ fn second_build_compiles_nothing_and_an_edit_recompiles_only_its_unit() {
     assert!(first.reused.is_empty());
     assert_eq!(first.ops.len(), 5);
 
-    // Exactly the inputs: the manifest, the four entries' three files, the simulator headers.
+    // Exactly the inputs: the manifest, the store folder (so a new entry re-runs the script),
+    // the entries' three files, the simulator headers.
     let mut rerun = first.rerun_if_changed.clone();
     rerun.sort();
-    let mut want = vec![f.root().join("Cargo.toml"), sim_include()];
+    let mut want = vec![
+        f.root().join("Cargo.toml"),
+        f.root().join("kernels"),
+        sim_include(),
+    ];
     for k in [ADD_F16, ADD_F32, RMS_NORM, SOFTMAX, STAGE_COPY] {
         for file in ["manifest.toml", "kernel.cpp", "tiling.cpp"] {
             want.push(f.entry(k).join(file));

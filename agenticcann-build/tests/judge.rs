@@ -415,7 +415,7 @@ fn the_cascade_runs_held_out_shapes_only_after_the_declared_ones_verify() {
     let statuses = |ev: &Evaluation| {
         ev.shapes
             .iter()
-            .map(|s| (s.dims.clone(), s.status.clone()))
+            .map(|s| (s.dims.clone(), s.status))
             .collect::<Vec<_>>()
     };
     assert_eq!(statuses(&plain), statuses(&cascaded));

@@ -31,7 +31,7 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
         ..EvalOptions::default()
     };
     if args.eager {
-        return run_eager(args, op, &options, &eval);
+        return run_eager(args, &manifest, &spec.kernels, op, &options, &eval);
     }
     // With --lock, a lock that cannot be updated stops the run before anything is judged.
     if args.lock {
@@ -66,6 +66,7 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
             store::write_entry(dir, &s.draft(op))?
         };
         if entry.holds(&s.candidate) {
+            wake_build(&manifest, &spec.kernels, &entry.dir)?;
             if args.lock {
                 crate::judge::warn_outside_store(&manifest, &spec.kernels, &entry.dir);
                 pinned = Some(
@@ -168,10 +169,27 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
     Ok(Status::of(ev.accepted()))
 }
 
+/// After an entry was written into the crate's kernels folder, bumps the crate's Cargo.toml
+/// ([`store::touch_manifest`]) so the next build re-runs its build script and finds the
+/// entry even when the folder did not exist at the last build (a build registers the
+/// folder only when it exists). An entry written elsewhere changes nothing.
+fn wake_build(
+    manifest: &std::path::Path,
+    kernels: &std::path::Path,
+    entry: &std::path::Path,
+) -> Result<()> {
+    if agenticcann_build::store::lock::in_crate_kernels(manifest, kernels, entry) {
+        store::touch_manifest(manifest)?;
+    }
+    Ok(())
+}
+
 /// `synth --eager`: every primitive kernel judged ([`eager_baseline`]), the accepted ones
 /// written with `--out`.
 fn run_eager(
     args: &SynthArgs,
+    manifest: &std::path::Path,
+    kernels: &std::path::Path,
     op: &agenticcann_build::spec::OpSpec,
     options: &SynthOptions,
     eval: &EvalOptions,
@@ -182,7 +200,8 @@ fn run_eager(
             .drafts()
             .filter(|d| d.evaluation.is_some_and(|e| e.accepted()))
         {
-            store::write_entry(dir, &draft)?;
+            let entry = store::write_entry(dir, &draft)?;
+            wake_build(manifest, kernels, &entry.dir)?;
         }
     }
     let stdout = std::io::stdout();

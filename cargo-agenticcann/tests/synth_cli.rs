@@ -83,6 +83,53 @@ fn out_and_lock_write_a_verified_entry_and_pin_it() {
 }
 
 #[test]
+fn an_entry_written_into_the_crate_kernels_folder_wakes_the_next_build() {
+    use std::time::{Duration, SystemTime};
+    // A build registers kernels/ only when it exists; synth creating it must bump Cargo.toml
+    // (always registered) or the next `cargo build` would keep the kernel it had.
+    let root = setup("wake");
+    let manifest = root.join("Cargo.toml");
+    let past = SystemTime::now() - Duration::from_secs(3600);
+    let set_past = || {
+        std::fs::File::options()
+            .write(true)
+            .open(&manifest)
+            .unwrap()
+            .set_modified(past)
+            .unwrap()
+    };
+    let mtime = || std::fs::metadata(&manifest).unwrap().modified().unwrap();
+    let run = |out: &std::path::Path| {
+        let o = synth(&root)
+            .args([
+                "--op",
+                "scale_add",
+                "--no-eager-ratio",
+                "--seed",
+                "3",
+                "--out",
+            ])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+    };
+    // Elsewhere: the build does not look there, nothing to wake.
+    set_past();
+    run(&root.join("elsewhere"));
+    assert_eq!(mtime(), past);
+    // Into the crate's (missing) kernels folder, without --lock.
+    assert!(!root.join("kernels").exists());
+    run(&root.join("kernels"));
+    assert!(
+        mtime() > past + Duration::from_secs(1800),
+        "Cargo.toml not bumped"
+    );
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), MANIFEST);
+    assert!(!root.join("agenticcann.lock").exists());
+}
+
+#[test]
 fn lock_needs_out_and_refuses_eager() {
     let root = setup("usage");
     for extra in [&["--lock"][..], &["--lock", "--eager", "--out", "k"][..]] {

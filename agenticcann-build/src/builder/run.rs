@@ -313,6 +313,12 @@ fn steps(ctx: &Ctx<'_>) -> Result<(), Error> {
         &env_lookup,
     )
     .map_err(store_err)?;
+    // The store folder itself, so that an entry written into it after this build (`cargo
+    // agenticcann synth`, `evolve accept`) re-runs the script: Cargo scans a registered
+    // folder recursively. A folder that does not exist yet cannot be registered (a missing
+    // path re-runs the script on every build); the tools that create it bump the crate's
+    // Cargo.toml instead ([`crate::store::touch_manifest`]).
+    ctx.rerun_if_changed(&spec.kernels_dir());
 
     let mut entries: Vec<(usize, Entry, Source)> = Vec::new();
     let mut misses = Vec::new();

@@ -120,8 +120,21 @@ impl Lock {
     ///
     /// # Errors
     /// [`StoreError::Io`] naming the file.
+    ///
+    /// Writing a lock that did not exist before also bumps the modification time of the
+    /// `Cargo.toml` beside it ([`touch_manifest`]): a build script cannot watch a file that
+    /// is missing, so the crate's build would not notice the new pin otherwise.
     pub fn write_atomic(&self, path: &Path) -> Result<(), StoreError> {
-        write_file_atomic(path, self.to_toml_string().as_bytes())
+        let new = !path.exists();
+        write_file_atomic(path, self.to_toml_string().as_bytes())?;
+        if new {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            touch_manifest(&dir.join("Cargo.toml"))?;
+        }
+        Ok(())
     }
 
     /// The pin of op `name`.
@@ -222,6 +235,25 @@ pub fn in_crate_kernels(manifest: &Path, kernels: &Path, entry: &Path) -> bool {
         (Ok(s), Ok(e)) => e.parent() == Some(s.as_path()),
         _ => false,
     }
+}
+
+/// Sets the modification time of the crate manifest `manifest` (a `Cargo.toml`) to now,
+/// without changing its bytes, so that the next `cargo build` re-runs the crate's build
+/// script (`agenticcann_build::Builder` always registers the manifest with
+/// `cargo:rerun-if-changed`). Our tools call it after creating a path the last build could
+/// not watch because it was missing: a first `agenticcann.lock`, or the crate's kernels
+/// folder. A missing `manifest` is not an error (there is no build to wake).
+///
+/// # Errors
+/// [`StoreError::Io`] naming the file when it exists but cannot be opened or touched.
+pub fn touch_manifest(manifest: &Path) -> Result<(), StoreError> {
+    let file = match std::fs::File::options().write(true).open(manifest) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::io("open", manifest, e)),
+    };
+    file.set_modified(std::time::SystemTime::now())
+        .map_err(|e| StoreError::io("set the modification time of", manifest, e))
 }
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, fsync, rename).
@@ -369,6 +401,44 @@ mod tests {
         write_file_atomic(&link, b"c").unwrap();
         assert!(link.is_symlink());
         assert_eq!(std::fs::read(&fresh).unwrap(), b"c");
+    }
+
+    #[test]
+    fn a_first_lock_bumps_the_crate_manifest_so_the_build_script_reruns() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(&manifest, "[package]\nname = \"x\"\n").unwrap();
+        let past = SystemTime::now() - Duration::from_secs(3600);
+        let set_past = || {
+            std::fs::File::options()
+                .write(true)
+                .open(&manifest)
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
+        };
+        let mtime = || std::fs::metadata(&manifest).unwrap().modified().unwrap();
+        set_past();
+        let mut lock = Lock::default();
+        lock.set("a", Key::from_bytes([1; 32]), Digest::from_bytes([0; 32]));
+        let p = dir.path().join(LOCK_FILE);
+        lock.write_atomic(&p).unwrap();
+        assert!(mtime() > past + Duration::from_secs(1800), "not bumped");
+        assert_eq!(
+            std::fs::read_to_string(&manifest).unwrap(),
+            "[package]\nname = \"x\"\n",
+            "the manifest's bytes changed"
+        );
+        // Rewriting an existing lock leaves the manifest alone: the build watches the lock.
+        set_past();
+        lock.set("b", Key::from_bytes([2; 32]), Digest::from_bytes([0; 32]));
+        lock.write_atomic(&p).unwrap();
+        assert_eq!(mtime(), past);
+        // No manifest beside the lock: nothing to wake, not an error.
+        let bare = tempfile::tempdir().unwrap();
+        lock.write_atomic(&bare.path().join(LOCK_FILE)).unwrap();
+        assert!(!bare.path().join("Cargo.toml").exists());
     }
 
     #[test]

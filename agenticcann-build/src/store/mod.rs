@@ -36,7 +36,9 @@ pub use digest::{Digest, DigestParseError};
 pub use draft::{replace_entry, write_entry, Draft};
 pub use entry::{install_entry, reinstall_entry, Entry};
 pub use error::{LockMismatch, StoreError};
-pub use lock::{lock_path, write_file_atomic, Lock, LockedOp, StaleOp, LOCK_FILE, LOCK_VERSION};
+pub use lock::{
+    lock_path, touch_manifest, write_file_atomic, Lock, LockedOp, StaleOp, LOCK_FILE, LOCK_VERSION,
+};
 pub use manifest::{
     FieldType, KnowledgeRef, Manifest, ManifestError, MeasuredShape, Performance, PhaseTokens,
     Proposer, Provenance, TilingField, TilingLayout, Verification, VerifiedShape, KERNEL_FILE,
