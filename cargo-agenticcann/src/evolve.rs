@@ -48,7 +48,7 @@ exchange is recorded in RUN_DIR/llm; --replay DIR serves a recorded run with no 
 the same command on the same --run-dir resumes an interrupted run. --agent-command CMD runs an \
 external coding agent for generation 1 instead, in a work folder with TASK.md, KNOWLEDGE.md and \
 the tools as executables (agc-compile, agc-run-tests, agc-submit, agc-read-knowledge, \
-agc-lookup-api). --llm none runs no model: the offline seed and the tiling search alone.
+agc-lookup-api); the flags of a model and of later generations are refused with it. --llm none runs no model: the offline seed and the tiling search alone.
 
 The run folder (--run-dir, default target/agenticcann/evolve/<time> next to the manifest) holds \
 run.json, llm/ (the recording), progress.svg and per op the agent's task and steps, \
@@ -148,6 +148,25 @@ pub enum LlmArg {
     None,
 }
 
+/// The flags (field names) that mean nothing with `--agent-command`: an external agent runs
+/// generation 1 alone, and no model of ours is asked.
+const AGENT_COMMAND_CONFLICTS: [&str; 14] = [
+    "model",
+    "base_url",
+    "tool_protocol",
+    "llm",
+    "token_budget",
+    "generations",
+    "agent_mode",
+    "population",
+    "repairs",
+    "edit_format",
+    "patience",
+    "jobs",
+    "no_tiling_search",
+    "tiling_variants",
+];
+
 /// `cargo agenticcann evolve`.
 #[derive(Clone, Debug, Args)]
 pub struct EvolveArgs {
@@ -205,8 +224,12 @@ pub struct EvolveArgs {
     #[arg(long, value_name = "DIR")]
     pub run_dir: Option<PathBuf>,
 
-    /// Run this external coding agent (through `sh -c`) instead of a model.
-    #[arg(long, value_name = "CMD")]
+    /// Run this external coding agent (through `sh -c`) instead of a model, for generation 1
+    /// only: the flags of a model (--model, --base-url, --tool-protocol, --llm,
+    /// --token-budget: its tokens are not measured) and of later generations (--generations,
+    /// --agent, --population, --repairs, --edit-format, --patience, --jobs, tiling search)
+    /// are refused with it rather than ignored.
+    #[arg(long, value_name = "CMD", conflicts_with_all = AGENT_COMMAND_CONFLICTS)]
     pub agent_command: Option<String>,
 
     /// `none`: no model; the offline seed and the tiling search alone.
@@ -730,8 +753,22 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
                 Some(offline_times(op, seed))
             };
             let run = run_external(op, &kb, cmd, &config, None)?;
-            all_accepted &=
-                report_agent_only(&mut out, human, op, &run_dir, &run, offline.as_ref())?;
+            let accept = args.accept.then(|| {
+                (
+                    manifest.as_path(),
+                    &spec,
+                    agenticcann_evolve::pending::Replace::from_flag(args.replace),
+                )
+            });
+            all_accepted &= report_agent_only(
+                &mut out,
+                human,
+                op,
+                &run_dir,
+                &run,
+                offline.as_ref(),
+                accept,
+            )?;
             continue;
         }
         let mut search = SearchConfig::new(config, &run_dir);
@@ -867,9 +904,31 @@ fn report_agent_only(
     run_dir: &Path,
     run: &AgentRun,
     offline: Option<&Result<Vec<ShapeTime>, String>>,
+    accept: Option<(
+        &Path,
+        &agenticcann_build::spec::Spec,
+        agenticcann_evolve::pending::Replace,
+    )>,
 ) -> Result<bool> {
-    let pending = write_pending(run_dir, op, run).map_err(|e| anyhow::anyhow!(e))?;
+    let mut pending = write_pending(run_dir, op, run).map_err(|e| anyhow::anyhow!(e))?;
+    let off = offline.and_then(|o| o.as_ref().ok());
+    pending.extend(crate::evolve_out::write_agent_best(
+        run_dir,
+        op,
+        run,
+        off.map(Vec::as_slice),
+    )?);
     let summary = Summary::of(run);
+    // --accept: as after a search, a refused accept is reported and leaves it pending.
+    let (accepted_into, accept_problem) = match accept {
+        Some((manifest, spec, replace)) if summary.accepted => {
+            match crate::evolve_out::accept_pending(manifest, spec, op, replace) {
+                Ok(a) => (Some(a), None),
+                Err(e) => (None, Some(format!("{e:#}"))),
+            }
+        }
+        _ => (None, None),
+    };
     let times = run
         .first_accepted()
         .and_then(|c| c.evaluation.as_ref())
@@ -905,7 +964,6 @@ fn report_agent_only(
             run.seconds,
             run.stop
         )?;
-        let off = offline.and_then(|o| o.as_ref().ok());
         for t in &times {
             let mut line = format!(
                 "  {}: {:.2} us",
@@ -927,6 +985,12 @@ fn report_agent_only(
         for p in &pending {
             writeln!(out, "  pending: {}", p.display())?;
         }
+        if let Some(a) = &accepted_into {
+            writeln!(out, "  accepted into the crate: {}", a.display())?;
+        }
+        if let Some(p) = &accept_problem {
+            writeln!(out, "  not accepted into the crate: {p}")?;
+        }
     } else {
         emit(
             out,
@@ -939,8 +1003,8 @@ fn report_agent_only(
                 offline_time_us: offline.and_then(|o| o.as_ref().ok()).cloned(),
                 offline_note: offline.and_then(|o| o.as_ref().err()).cloned(),
                 pending: pending.iter().map(|p| p.display().to_string()).collect(),
-                accepted_into: None,
-                accept_problem: None,
+                accepted_into: accepted_into.as_ref().map(|a| a.display().to_string()),
+                accept_problem,
                 dir: run_dir.join(&op.name).display().to_string(),
                 search: None,
             },

@@ -309,6 +309,37 @@ pub fn write_best(run_dir: &Path, op: &OpSpec, run: &SearchRun) -> Result<Vec<Pa
     Ok(out)
 }
 
+/// The pending result of an external agent's run (`--agent-command`, generation 1 alone):
+/// its first accepted kernel, the one the report times, in the user cache as
+/// [`write_best`] does for a search, so `review` and `accept` (and `--accept`) see it.
+/// `offline` is the offline proposer's times (the review's baseline). `None` when nothing
+/// was accepted or there is no user cache.
+///
+/// # Errors
+/// The entry cannot be written.
+pub fn write_agent_best(
+    run_dir: &Path,
+    op: &OpSpec,
+    run: &agenticcann_evolve::agent::AgentRun,
+    offline: Option<&[crate::messages::ShapeTime]>,
+) -> Result<Option<PathBuf>> {
+    let Some(c) = run.first_accepted() else {
+        return Ok(None);
+    };
+    let Some(cache) = pending::pending_root(&|k| agenticcann_build::env::var(k)) else {
+        return Ok(None);
+    };
+    let draft = agenticcann_evolve::agent::record::pending_draft(op, run, c);
+    let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let mut meta = PendingMeta::of_draft(&draft, run_dir, created);
+    meta.baseline_us = offline.map(|o| {
+        o.iter()
+            .map(|t| (pending::dims_text(&t.dims), t.us))
+            .collect()
+    });
+    Ok(Some(pending::write(&cache, &draft, &meta)?))
+}
+
 /// `evolve --accept`: accepts the pending result of `op` just written (as `cargo
 /// agenticcann accept OP` does) and returns the crate's entry folder; `None` when the op has
 /// no accepted kernel.
@@ -325,6 +356,22 @@ pub fn accept_best(
     if run.best().is_none() {
         return Ok(None);
     }
+    accept_pending(manifest, spec, op, replace).map(Some)
+}
+
+/// Accepts the pending result of `op` in the user cache into the crate (what `cargo
+/// agenticcann accept OP` does) and returns the crate's entry folder: `--accept` after a
+/// search or an external agent's generation 1.
+///
+/// # Errors
+/// No user cache, no pending result for the op, or the pending result cannot be accepted
+/// (its checks, the lock).
+pub fn accept_pending(
+    manifest: &Path,
+    spec: &agenticcann_build::spec::Spec,
+    op: &OpSpec,
+    replace: pending::Replace,
+) -> Result<PathBuf> {
     let Some(cache) = pending::pending_root(&|k| agenticcann_build::env::var(k)) else {
         anyhow::bail!("--accept: there is no user cache (set AGENTICCANN_CACHE_DIR)");
     };
@@ -335,7 +382,7 @@ pub fn accept_best(
             cache.display()
         );
     };
-    Ok(Some(pending::accept(&p, spec, manifest, replace)?))
+    Ok(pending::accept(&p, spec, manifest, replace)?)
 }
 
 /// A speedup for people: two decimals, or four when it is within 1% of 1 (so a small real

@@ -316,11 +316,97 @@ fn an_external_agent_script_gets_its_kernel_accepted() {
     assert_eq!(v["summary"]["stop"]["reason"], "accepted");
     let pending = v["pending"][0].as_str().unwrap();
     assert!(Path::new(pending).join("manifest.toml").is_file());
+    // Also pending in the user cache, for `review` and `accept`.
+    let cached = v["pending"][1].as_str().unwrap();
+    assert!(
+        Path::new(cached).starts_with(root.join("cache")),
+        "{cached}"
+    );
+    assert!(Path::new(cached).join("entry/manifest.toml").is_file());
     assert!(v["offline_time_us"][0]["us"].as_f64().unwrap() > 0.0);
     assert!(v["time_us"][0]["us"].as_f64().unwrap() > 0.0);
     snapbox::assert_data_eq!(
         common::structure(&v, &["accepted", "reason", "tool", "knowledge_mode"]),
         snapbox::file!["snapshots/evolve_op.json": Text]
+    );
+}
+
+#[test]
+fn an_external_agent_run_accepts_into_the_crate_and_refuses_flags_it_would_ignore() {
+    let root = setup("agent-command-accept");
+    let script = root.join("agent.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nset -e\ncp {f}/kernel.cpp {f}/tiling.cpp {t} .\nagc-submit\n",
+            f = fixture().display(),
+            t = fields_file().display()
+        ),
+    )
+    .unwrap();
+    let agent = format!("sh {}", script.display());
+    // Flags of a model or of later generations mean nothing to an external agent: a usage
+    // error naming the flag, before anything runs.
+    for extra in [
+        &["--generations", "3"][..],
+        &["--model", "m"][..],
+        &["--token-budget", "100"][..],
+        &["--no-tiling-search"][..],
+    ] {
+        let (code, out, err) = run(evolve(&root)
+            .args(["--op", "add_f16", "--agent-command", &agent])
+            .args(extra));
+        assert_eq!(code, Some(2), "{extra:?}\n{out}\n{err}");
+        assert!(
+            err.contains(extra[0]) && err.contains("--agent-command"),
+            "{err}"
+        );
+    }
+    assert!(
+        !root.join("target").exists(),
+        "a refused run made a run folder"
+    );
+
+    let (code, out, err) = run(evolve(&root)
+        .args([
+            "--op",
+            "add_f16",
+            "--message-format",
+            "json",
+            "--no-offline-seed",
+        ])
+        .args(["--accept", "--agent-command", &agent, "--run-dir"])
+        .arg(root.join("run")));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["accepted"], true, "{v:#}");
+    let entry = PathBuf::from(
+        v["accepted_into"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{v:#}")),
+    );
+    assert_eq!(entry.parent(), Some(root.join("kernels").as_path()));
+    let manifest_digest =
+        agenticcann_build::store::Digest::of_file(&entry.join("manifest.toml")).unwrap();
+    let lock = agenticcann_build::store::Lock::read(&root.join("agenticcann.lock"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(lock.get("add_f16").unwrap().manifest, manifest_digest);
+    // The run folder keeps its copy; the user cache's pending result (what `review` shows)
+    // was accepted, so it is no longer pending.
+    let pending: Vec<&str> = v["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(pending.len(), 2, "{v:#}");
+    assert!(Path::new(pending[0]).starts_with(root.join("run")));
+    assert!(Path::new(pending[0]).join("manifest.toml").is_file());
+    assert!(Path::new(pending[1]).starts_with(root.join("cache")));
+    assert!(
+        !Path::new(pending[1]).exists(),
+        "still pending after --accept"
     );
 }
 

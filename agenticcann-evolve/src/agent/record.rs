@@ -246,24 +246,31 @@ pub fn write_pending(run_dir: &Path, op: &OpSpec, run: &AgentRun) -> Result<Vec<
             .join("pending")
             .join((n + 1).to_string());
         std::fs::create_dir_all(&root).map_err(|e| io("create", &root, e))?;
-        let mut provenance = Provenance::new(Proposer::Llm);
-        provenance.model = Some(run.model.clone());
-        provenance.generation = Some(1);
-        if run.tokens_measured {
-            provenance.tokens = Some(PhaseTokens {
-                init: c.tokens_so_far,
-                ..PhaseTokens::default()
-            });
-        }
-        provenance.knowledge = run.knowledge.clone();
-        let draft = Draft {
-            op,
-            candidate: &c.candidate,
-            provenance,
-            evaluation: c.evaluation.as_ref(),
-        };
-        let entry = store::replace_entry(&root, &draft).map_err(|e| e.to_string())?;
+        let entry =
+            store::replace_entry(&root, &pending_draft(op, run, c)).map_err(|e| e.to_string())?;
         out.push(entry.dir);
     }
     Ok(out)
+}
+
+/// The store draft of candidate `c` of `run`: provenance `llm` with the model's description
+/// (or an external agent's command) as `model`, generation 1, the Init tokens so far when
+/// measured, the knowledge used, the judge's evaluation.
+pub fn pending_draft<'a>(op: &'a OpSpec, run: &AgentRun, c: &'a CandidateRecord) -> Draft<'a> {
+    let mut provenance = Provenance::new(Proposer::Llm);
+    provenance.model = Some(run.model.clone());
+    provenance.generation = Some(1);
+    if run.tokens_measured {
+        provenance.tokens = Some(PhaseTokens {
+            init: c.tokens_so_far,
+            ..PhaseTokens::default()
+        });
+    }
+    provenance.knowledge = run.knowledge.clone();
+    Draft {
+        op,
+        candidate: &c.candidate,
+        provenance,
+        evaluation: c.evaluation.as_ref(),
+    }
 }
