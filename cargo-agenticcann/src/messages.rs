@@ -365,7 +365,8 @@ pub struct StoreOp {
     /// Its content key (hex).
     pub key: String,
     /// Where its entry is: `crate` (the crate's kernels folder), `cache` (the user cache),
-    /// `remote <url>` (fetched now), or `none`.
+    /// `remote <url>` (fetched now), `synthesized` (`status`: not in any store, but the last
+    /// `cargo build` made one with the offline proposer in its OUT_DIR), or `none`.
     pub source: String,
     /// The entry's folder, when there is one that loads.
     pub entry: Option<String>,

@@ -52,6 +52,52 @@ fn local_dir(store: &Store, op: &OpSpec) -> Option<(PathBuf, &'static str)> {
     .find(|(d, _)| d.exists())
 }
 
+/// The entry a `cargo build` of the crate synthesized for `op` on a store miss (the
+/// offline proposer's kernel in an `OUT_DIR` store,
+/// `<target>/[<triple>/]<profile>/build/<package>-<hash>/out/agenticcann/synth/<key>/`),
+/// the most recently modified when several builds have one. `<target>` is
+/// `$CARGO_TARGET_DIR`, else the nearest `target/` folder at or above the crate (the
+/// crate's or its workspace's). `None` when no build made one.
+fn built_offline(manifest: &Path, package: &str, op: &OpSpec) -> Option<PathBuf> {
+    let target = env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            manifest
+                .parent()?
+                .ancestors()
+                .map(|d| d.join("target"))
+                .find(|t| t.is_dir())
+        })?;
+    let hex = op.key().to_hex();
+    let prefix = format!("{package}-");
+    let subdirs = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect()
+    };
+    // Profiles directly under target/, and under a target triple's folder.
+    let mut profiles = Vec::new();
+    for d in subdirs(&target) {
+        profiles.extend(subdirs(&d));
+        profiles.push(d);
+    }
+    profiles
+        .iter()
+        .flat_map(|p| subdirs(&p.join("build")))
+        .filter(|b| {
+            b.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix))
+        })
+        .map(|b| b.join("out").join("agenticcann").join("synth").join(&hex))
+        .filter(|e| e.join(agenticcann_build::store::MANIFEST_FILE).is_file())
+        .max_by_key(|e| std::fs::metadata(e).and_then(|m| m.modified()).ok())
+}
+
 /// The entry's proposer as the manifest spells it (`hand`, `offline`, `llm`, `replay`).
 pub(crate) fn proposer_name(e: &Entry) -> String {
     format!("{:?}", e.manifest.provenance.proposer).to_lowercase()
@@ -127,7 +173,12 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
     }
     for op in &spec.ops {
         let key = op.key();
-        let (source, problem, entry) = match local_dir(&store, op) {
+        // No store has it: the build's offline proposer may have made one in OUT_DIR (what
+        // `cargo build` links then), shown as `synthesized`; it is not in the store, so the
+        // op is still reported as missing one.
+        let found = local_dir(&store, op)
+            .or_else(|| built_offline(&manifest, &spec.package, op).map(|d| (d, "synthesized")));
+        let (source, problem, entry) = match found {
             None => ("none".to_string(), None, None),
             Some((dir, src)) => match Entry::load_with_key(&dir, &key) {
                 Ok(e) => (src.to_string(), None, Some(e)),
@@ -136,7 +187,10 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
         };
         let digest = entry.as_ref().map(|e| e.manifest_digest.to_string());
         let pin = pin_state(lock.as_ref(), op, digest.as_deref());
-        let op_ok = entry.is_some() && problem.is_none() && !pin.starts_with("MISMATCH");
+        let op_ok = entry.is_some()
+            && source != "synthesized"
+            && problem.is_none()
+            && !pin.starts_with("MISMATCH");
         let pending = pending_root
             .as_deref()
             .and_then(|r| crate::review::pending_note(r, op, entry.as_ref()));
@@ -180,7 +234,7 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
     if args.message_format == MessageFormat::Human && !ok {
         writeln!(
             out,
-            "some ops have no usable local kernel: `cargo build` synthesizes or fetches them (see `cargo agenticcann fetch`, `synth`, `evolve`)"
+            "some ops have no usable kernel in the store: `cargo build` synthesizes them with the offline proposer into OUT_DIR (`synthesized` above: what the last build linked) or fetches them; `cargo agenticcann synth --op OP --out kernels --lock` keeps one in the crate (see also `fetch`, `evolve`)"
         )?;
     }
     Ok(Status::of(ok))

@@ -124,6 +124,48 @@ fn status_names_each_ops_source_and_lock_state() {
 }
 
 #[test]
+fn status_shows_the_kernel_a_build_synthesized_into_out_dir() {
+    // The build's offline proposer fills a store miss in OUT_DIR: status must say so, not
+    // `none`, while still reporting that the store lacks it.
+    let root = setup("status-out-dir", "honest/add_f16");
+    let spec = Spec::from_manifest_path(&root.join("Cargo.toml"))
+        .unwrap()
+        .unwrap();
+    let hex = spec.op("add_f16").unwrap().key().to_hex();
+    let out_store = root
+        .join("target/debug/build")
+        .join(format!("{}-0123456789abcdef", spec.package))
+        .join("out/agenticcann/synth");
+    std::fs::create_dir_all(&out_store).unwrap();
+    std::fs::rename(root.join("kernels").join(&hex), out_store.join(&hex)).unwrap();
+    // Another package's build folder with the same key is not this crate's.
+    let other = root.join("target/debug/build/other-0123/out/agenticcann/synth");
+    std::fs::create_dir_all(&other).unwrap();
+    let out = cmd(&root, "status")
+        .env_remove("CARGO_TARGET_DIR")
+        .args(["--message-format", "json"])
+        .output()
+        .unwrap();
+    let objs = json_lines(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{objs:?}");
+    let add = objs.iter().find(|o| o["op"] == "add_f16").unwrap();
+    assert_eq!(add["source"], "synthesized", "{add}");
+    assert_eq!(add["entry"], out_store.join(&hex).display().to_string());
+    assert_eq!(add["proposer"], "hand");
+    let rms = objs.iter().find(|o| o["op"] == "rms_norm_f16").unwrap();
+    assert_eq!(rms["source"], "none");
+    let out = cmd(&root, "status")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("synth --op OP --out kernels --lock"),
+        "{text}"
+    );
+}
+
+#[test]
 fn verify_rejudges_the_pinned_entries() {
     let root = setup("verify", "honest/add_f16");
     // Nothing pinned: a usage error that says what to do.
