@@ -315,6 +315,14 @@ pub struct JudgeArgs {
     /// crate's agenticcann.lock, next to the manifest. Takes exactly one DIR.
     #[arg(long)]
     pub lock: bool,
+
+    /// Re-judge an entry whose kernel.cpp or tiling.cpp was edited after it was written (its
+    /// digests no longer match) as its files are now, and when it is accepted rewrite it in
+    /// place: new digests, the new verification and performance records, provenance `hand`.
+    /// Takes exactly one DIR, an entry folder named by the op's key; with --lock the
+    /// rewritten entry is pinned. Nothing is written when it is not accepted.
+    #[arg(long)]
+    pub update: bool,
 }
 
 /// `cargo agenticcann synth`.

@@ -26,6 +26,9 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
             args.dirs.len()
         );
     }
+    if args.update {
+        check_updatable(&args.dirs, op)?;
+    }
     // A lock that cannot be updated stops the run before the judge does any work.
     if args.lock {
         lock::check_pinnable(&manifest).context("cannot update the lock")?;
@@ -41,10 +44,19 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
         options.jobs = j;
     }
     // Entries that cannot be read are reported in place; the others are judged together.
-    let loaded: Vec<Result<(Candidate, Entry), String>> = args
+    // With --update the files are taken as they are now (digests not checked); the entry is
+    // rewritten only once they are accepted.
+    let loaded: Vec<Result<(Candidate, Option<Entry>), String>> = args
         .dirs
         .iter()
-        .map(|d| Candidate::load(d, op).map_err(|e| e.to_string()))
+        .map(|d| {
+            if args.update {
+                Candidate::load_edited(d, op).map(|c| (c, None))
+            } else {
+                Candidate::load(d, op).map(|(c, e)| (c, Some(e)))
+            }
+            .map_err(|e| e.to_string())
+        })
         .collect();
     let items: Vec<_> = loaded
         .iter()
@@ -83,12 +95,26 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
                 },
             )?,
         }
-        if result.as_ref().is_ok_and(|ev| ev.accepted()) {
-            accepted += 1;
-            if let (true, Ok((_, entry))) = (args.lock, c) {
-                // The manifest judged (loaded and digest-checked before the run) is the one
-                // pinned.
-                pinned = Some(entry);
+        if let (Ok(ev), Ok((candidate, entry))) = (&result, c) {
+            if ev.accepted() {
+                accepted += 1;
+                let entry = match entry {
+                    Some(e) => e.clone(),
+                    None => {
+                        let e = rewrite(dir, op, candidate, ev)?;
+                        eprintln!(
+                            "rewrote {} (manifest sha256 {})",
+                            e.dir.display(),
+                            e.manifest_digest
+                        );
+                        e
+                    }
+                };
+                if args.lock {
+                    // The manifest judged (loaded and digest-checked before the run, or just
+                    // rewritten from what was judged) is the one pinned.
+                    pinned = Some(entry);
+                }
             }
         }
     }
@@ -111,7 +137,56 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
             lock::lock_path_of(&manifest).display()
         );
     }
+    if args.update && accepted < n {
+        eprintln!("not accepted: the entry was not rewritten");
+    }
     Ok(Status::of(accepted == n))
+}
+
+/// `--update`: exactly one folder, named by the op's key (the entry is rewritten in place,
+/// under the folder it is in).
+fn check_updatable(
+    dirs: &[std::path::PathBuf],
+    op: &agenticcann_build::spec::OpSpec,
+) -> Result<()> {
+    let [dir] = dirs else {
+        bail!(
+            "--update rewrites one entry, but {} folders were given",
+            dirs.len()
+        );
+    };
+    let hex = op.key().to_hex();
+    if dir.file_name().and_then(|n| n.to_str()) != Some(hex.as_str()) {
+        bail!(
+            "--update rewrites an entry folder named by the op's key ({hex}), but {} is not",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Rewrites the entry folder `dir` (named by the op's key) from the accepted `candidate`:
+/// new digests, the evaluation's records, provenance `hand` (a person changed it).
+fn rewrite(
+    dir: &std::path::Path,
+    op: &agenticcann_build::spec::OpSpec,
+    candidate: &Candidate,
+    ev: &agenticcann_build::judge::Evaluation,
+) -> Result<Entry> {
+    let root = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    let draft = agenticcann_build::store::Draft {
+        op,
+        candidate,
+        provenance: agenticcann_build::store::Provenance::new(
+            agenticcann_build::store::Proposer::Hand,
+        ),
+        evaluation: Some(ev),
+    };
+    agenticcann_build::store::replace_entry(root, &draft)
+        .with_context(|| format!("cannot rewrite {}", dir.display()))
 }
 
 /// Prints a warning when the pinned `entry` is not in the crate's kernels folder, where the

@@ -232,3 +232,87 @@ fn lock_pins_an_accepted_entry_and_nothing_else() {
         before
     );
 }
+
+#[test]
+fn update_rejudges_an_edited_entry_and_rewrites_it_only_when_accepted() {
+    let (root, dirs) = setup("update", &["honest/add_f16"]);
+    let dir = &dirs[0];
+    let kernel = dir.join("kernel.cpp");
+    let original = std::fs::read_to_string(&kernel).unwrap();
+    // A real edit that keeps the kernel correct: the digest check refuses it as it is.
+    let edited = original.replace("Add(z, x, y, n);", "Add(z, y, x, n);");
+    assert_ne!(edited, original);
+    std::fs::write(&kernel, &edited).unwrap();
+    let out = judge(&root)
+        .args(["--op", "add_f16"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("--update"),
+        "the digest error names the way out: {text}"
+    );
+
+    // A folder not named by the key, or two folders: usage errors.
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--update"])
+        .arg(root.join("entries"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("named by the op's key"));
+
+    // A broken edit is judged, rejected and leaves the entry as it was.
+    let manifest_before = std::fs::read(dir.join("manifest.toml")).unwrap();
+    let broken = original.replace("Add(z, x, y, n);", "Sub(z, x, y, n);");
+    std::fs::write(&kernel, &broken).unwrap();
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--update", "--lock"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("not rewritten"));
+    assert_eq!(
+        std::fs::read(dir.join("manifest.toml")).unwrap(),
+        manifest_before
+    );
+    assert!(!root.join("agenticcann.lock").exists());
+
+    // The good edit: accepted, rewritten with new digests and records, pinned.
+    std::fs::write(&kernel, &edited).unwrap();
+    let out = judge(&root)
+        .args(["--op", "add_f16", "--update", "--lock"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("rewrote"), "{stderr}");
+    let spec = Spec::from_manifest_path(&root.join("Cargo.toml"))
+        .unwrap()
+        .unwrap();
+    let entry =
+        agenticcann_build::store::Entry::load_with_key(dir, &spec.op("add_f16").unwrap().key())
+            .unwrap();
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), edited);
+    assert!(entry.manifest.verification.is_some());
+    assert_eq!(entry.manifest.provenance.proposer, Proposer::Hand);
+    let lock = agenticcann_build::store::Lock::read(&root.join("agenticcann.lock"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(lock.get("add_f16").unwrap().manifest, entry.manifest_digest);
+    // Now a plain judge accepts it as it is.
+    let out = judge(&root)
+        .args(["--op", "add_f16"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -84,6 +84,45 @@ impl Candidate {
         Ok((Candidate::from_entry(&entry)?, entry))
     }
 
+    /// The candidate in the entry folder `dir` for `op` as its files are now, without the
+    /// digest check of [`load`](Self::load): for re-judging an entry whose `kernel.cpp` or
+    /// `tiling.cpp` was edited after it was written (`cargo agenticcann judge --update`).
+    /// The manifest must still parse and carry the op's key; its `[tiling] fields` are used.
+    ///
+    /// # Errors
+    /// [`CandidateError::Store`] for a manifest that cannot be read or parsed, another key
+    /// ([`StoreError::KeyMismatch`]) or a missing file; [`CandidateError::NotUtf8`].
+    pub fn load_edited(dir: &Path, op: &OpSpec) -> Result<Candidate, CandidateError> {
+        let manifest_path = dir.join(crate::store::MANIFEST_FILE);
+        let bytes =
+            std::fs::read(&manifest_path).map_err(|e| StoreError::io("read", &manifest_path, e))?;
+        let text = String::from_utf8(bytes).map_err(|source| CandidateError::NotUtf8 {
+            path: manifest_path.clone(),
+            source,
+        })?;
+        let manifest =
+            crate::store::Manifest::from_toml_str(&text, &manifest_path.display().to_string())
+                .map_err(StoreError::Manifest)?;
+        if manifest.key != op.key() {
+            return Err(StoreError::KeyMismatch {
+                manifest: manifest_path,
+                expected: op.key(),
+                actual: manifest.key,
+            }
+            .into());
+        }
+        let text = |name: &str| -> Result<String, CandidateError> {
+            let path = dir.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| StoreError::io("read", &path, e))?;
+            String::from_utf8(bytes).map_err(|source| CandidateError::NotUtf8 { path, source })
+        };
+        Ok(Candidate {
+            kernel: text(KERNEL_FILE)?,
+            tiling: text(TILING_FILE)?,
+            tiling_fields: manifest.tiling.fields,
+        })
+    }
+
     /// The entry's generated `agenticcann_tiling.h` for `op` (docs/store-format.md §6).
     pub fn header(&self, op: &OpSpec) -> String {
         crate::codegen::tiling_header_for(&op.key(), &self.tiling_fields, &op.named_dims())

@@ -61,8 +61,9 @@ pub enum StoreError {
     #[error(
         "{} does not match its digest in the entry's manifest.toml: expected sha256 {expected}, \
          found {actual}. The file was changed after the entry was verified; restore it (e.g. \
-         `git checkout`), or re-verify the change with `cargo agenticcann judge` and write a new \
-         entry; agenticcann never rebuilds a changed entry silently",
+         `git checkout`), or re-judge the change and rewrite the entry with `cargo agenticcann \
+         judge --op <op> --update <entry folder>` (add --lock to pin it); agenticcann never \
+         rebuilds a changed entry silently",
         path.display()
     )]
     DigestMismatch {
