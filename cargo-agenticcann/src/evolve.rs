@@ -1074,6 +1074,16 @@ impl Progress {
                     );
                 }
             }
+            SearchEvent::Resuming {
+                candidates, record, ..
+            } => {
+                if self.bar.is_some() || self.plain {
+                    eprintln!(
+                        "{}: resuming: {candidates} candidate(s) recorded in {record} by an earlier run are re-traced, not judged again",
+                        self.op
+                    );
+                }
+            }
             SearchEvent::Generation { .. } => {}
         }
     }

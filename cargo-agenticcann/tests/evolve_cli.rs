@@ -664,6 +664,18 @@ fn a_run_killed_mid_generation_resumes_from_its_run_folder() {
         .arg("--run-dir")
         .arg(&run_dir));
     assert_eq!(code, Some(0), "{out}\n{err}");
+    // It says it resumes, and from where.
+    let resuming: Vec<Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == "resuming")
+        .collect();
+    assert_eq!(resuming.len(), 1, "{out}");
+    assert_eq!(resuming[0]["candidates"], 1);
+    assert!(resuming[0]["record"]
+        .as_str()
+        .unwrap()
+        .ends_with("candidates.jsonl"));
     // Generation 1's answer came from the recording: the new server got only the rest.
     assert_eq!(second.requests().len(), 2);
     second.stop();

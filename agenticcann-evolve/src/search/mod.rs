@@ -248,6 +248,17 @@ pub struct GenerationLine {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SearchEvent<'a> {
+    /// The run folder holds candidates of an earlier run of the same command: they are
+    /// re-traced from their record (`candidates.jsonl`) as the loop reaches them, not judged
+    /// again (sent once, before the first generation, only when there are any).
+    Resuming {
+        /// The op.
+        op: &'a str,
+        /// Candidates recorded by the earlier run.
+        candidates: usize,
+        /// The record they come from.
+        record: String,
+    },
     /// A generation starts.
     Generation {
         /// The op.
@@ -455,6 +466,13 @@ pub fn run_search(
 ) -> Result<SearchRun, SearchError> {
     let op_dir = cfg.run_dir.join(&op.name);
     let pop = Population::open(&op_dir, op)?;
+    if pop.resumable() > 0 {
+        on_event(SearchEvent::Resuming {
+            op: &op.name,
+            candidates: pop.resumable(),
+            record: op_dir.join("candidates.jsonl").display().to_string(),
+        });
+    }
     let soc = synth::soc_profile(op, &cfg.agent.eval).ok();
     let mut l = Loop {
         op,
