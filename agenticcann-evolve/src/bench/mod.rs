@@ -130,12 +130,35 @@ impl Default for BenchOptions {
     }
 }
 
+/// Where each op's kernel comes from.
+pub enum KernelSource<'a> {
+    /// The offline proposer ([`BenchOptions::synth`]): one proposal per op, judged.
+    Offline,
+    /// An `evolve` search per op ([`crate::search::run_search`]) with this model, knowledge
+    /// and configuration (its budgets are the stated budget per op; each op's run folder is
+    /// `config.run_dir/<op>`). The best accepted kernel of the search (which may be the
+    /// offline seed or a tiling variant when the configuration lets them join: the report's
+    /// `kernel_from` says which) is judged again with [`BenchOptions::eval`] for the table.
+    Search {
+        /// The model.
+        model: &'a dyn crate::llm::ChatModel,
+        /// The knowledge base the prompts are built from.
+        kb: &'a crate::knowledge::KnowledgeBase,
+        /// The search: generations, budgets, agent mode, run folder.
+        config: &'a crate::search::SearchConfig,
+    },
+}
+
 /// Why the benchmark could not run (the environment, not a kernel).
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     /// The judge cannot run (no simulator toolchain, I/O).
     #[error(transparent)]
     Judge(#[from] JudgeError),
+    /// An op's search could not run (the judge, its run folder); a model that fails is an
+    /// op's result, not this.
+    #[error(transparent)]
+    Search(#[from] crate::search::SearchError),
     /// The suite mixes SoCs or has no ops.
     #[error("{0}")]
     Suite(String),
@@ -279,6 +302,37 @@ pub struct OpResult {
     pub candidates: usize,
     /// Wall time spent on the op (kernel and baselines), seconds.
     pub wall_s: f64,
+    /// Where the reported kernel came from: `offline` for the offline proposer; in a search,
+    /// the best candidate's phase and label (`init: agent step 3 (submit)`, `tiling: …`,
+    /// `offline: …` when no model-written kernel beat the seed).
+    #[serde(default)]
+    pub kernel_from: Option<String>,
+    /// Tokens (prompt + completion) by phase when a model ran (`init`, `mutation`, `repair`,
+    /// `tuning`); `None` for the offline proposer.
+    #[serde(default)]
+    pub tokens: Option<BTreeMap<String, u64>>,
+    /// Why a search stopped (`generations`, `token budget`, `model unavailable: …`).
+    #[serde(default)]
+    pub search_stop: Option<String>,
+    /// `--proposer both`: geometric mean over the declared shapes of the offline proposer's
+    /// time over this kernel's ([`speedup_over`]).
+    #[serde(default)]
+    pub speedup_offline: Option<f64>,
+}
+
+/// The speedup of `r`'s kernel over `base`'s for the same op: the geometric mean over the
+/// declared shapes both have of base time / `r` time. `None` when either is not counted
+/// ([`OpResult::counted`]) or they share no shape.
+pub fn speedup_over(base: &OpResult, r: &OpResult) -> Option<f64> {
+    if !base.counted() || !r.counted() {
+        return None;
+    }
+    geomean(r.shapes.iter().filter_map(|x| {
+        base.shapes
+            .iter()
+            .find(|b| b.dims == x.dims)
+            .map(|b| b.time_us / x.time_us)
+    }))
 }
 
 impl OpResult {
@@ -428,20 +482,76 @@ pub fn run(
     soc: &SocProfile,
     progress: &mut dyn FnMut(&OpResult),
 ) -> Result<Vec<OpResult>, BenchError> {
+    run_with(suite, opts, soc, &KernelSource::Offline, progress)
+}
+
+/// As [`run`], with each op's kernel from `source` (the offline proposer, or an `evolve`
+/// search with a model).
+///
+/// # Errors
+/// [`BenchError::Judge`] when the judge cannot run at all; [`BenchError::Search`] when a
+/// search cannot run (its run folder).
+pub fn run_with(
+    suite: &[SuiteOp],
+    opts: &BenchOptions,
+    soc: &SocProfile,
+    source: &KernelSource<'_>,
+    progress: &mut dyn FnMut(&OpResult),
+) -> Result<Vec<OpResult>, BenchError> {
     let mut cache = EagerCache::new();
     let mut out = Vec::with_capacity(suite.len());
     for s in suite {
-        let r = run_op(s, opts, soc, &mut cache)?;
+        let r = run_op(s, opts, soc, source, &mut cache)?;
         progress(&r);
         out.push(r);
     }
     Ok(out)
 }
 
+/// The kernel to report for `op` from a search: the best accepted candidate, the speedup
+/// over the first model-written feasible one, and the search's accounting in `r`. `None`
+/// (with `r.status`/`r.reason` set) when nothing was accepted.
+fn searched_kernel(
+    op: &OpSpec,
+    model: &dyn crate::llm::ChatModel,
+    kb: &crate::knowledge::KnowledgeBase,
+    config: &crate::search::SearchConfig,
+    r: &mut OpResult,
+) -> Result<Option<agenticcann_build::judge::Candidate>, BenchError> {
+    let run = crate::search::run_search(op, kb, Some(model), config, &mut |_| {})?;
+    r.candidates = run.population.all.len();
+    r.tokens = Some(
+        run.tokens_by_phase
+            .iter()
+            .map(|(phase, t)| (phase.clone(), t.prompt + t.completion))
+            .collect(),
+    );
+    r.search_stop = Some(run.stop.to_string());
+    let Some(best) = run.best() else {
+        r.status = OpStatus::Infeasible;
+        r.reason = Some(format!(
+            "the search accepted no kernel in {} candidate(s) (stop: {})",
+            r.candidates, run.stop
+        ));
+        return Ok(None);
+    };
+    r.kernel_from = Some(format!("{}: {}", best.line.phase, best.line.label));
+    let first = run
+        .first_feasible
+        .and_then(|id| run.population.get(id))
+        .and_then(|i| i.line.fitness);
+    r.speedup_first = match (first, best.line.fitness) {
+        (Some(f), Some(b)) if b > 0.0 => Some(f / b),
+        _ => None,
+    };
+    Ok(Some(best.candidate.clone()))
+}
+
 fn run_op(
     s: &SuiteOp,
     opts: &BenchOptions,
     soc: &SocProfile,
+    source: &KernelSource<'_>,
     cache: &mut EagerCache,
 ) -> Result<OpResult, BenchError> {
     let t0 = Instant::now();
@@ -466,8 +576,24 @@ fn run_op(
         speedup_first: None,
         candidates: 0,
         wall_s: 0.0,
+        kernel_from: None,
+        tokens: None,
+        search_stop: None,
+        speedup_offline: None,
     };
-    let candidate = match propose(op, &opts.synth) {
+    let proposed = match source {
+        KernelSource::Offline => propose(op, &opts.synth),
+        KernelSource::Search { model, kb, config } => {
+            match searched_kernel(op, *model, kb, config, &mut r)? {
+                Some(c) => Ok(c),
+                None => {
+                    r.wall_s = t0.elapsed().as_secs_f64();
+                    return Ok(r);
+                }
+            }
+        }
+    };
+    let candidate = match proposed {
         Ok(c) => c,
         Err(e @ (SynthError::Unsupported { .. } | SynthError::Params(_))) => {
             r.reason = Some(first_line(&e.to_string()));
@@ -481,7 +607,10 @@ fn run_op(
             return Ok(r);
         }
     };
-    r.candidates = 1;
+    if matches!(source, KernelSource::Offline) {
+        r.candidates = 1;
+        r.kernel_from = Some("offline".into());
+    }
     let ev = match evaluate(op, &candidate, &opts.eval) {
         Ok(ev) => ev,
         // The reference cannot be evaluated on a shape the judge planned (a spec the judge
@@ -554,7 +683,9 @@ fn run_op(
     } else {
         r.status = OpStatus::Feasible;
     }
-    r.speedup_first = Some(1.0);
+    if matches!(source, KernelSource::Offline) {
+        r.speedup_first = Some(1.0);
+    }
     match eager_of(op, opts, soc, cache) {
         Ok(Some((times, launches, kind))) => {
             r.eager_kind = Some(kind.into());
