@@ -767,6 +767,22 @@ pub fn reject(p: &Pending) -> Result<(), PendingError> {
     remove(&p.dir)
 }
 
+/// Rejects the pending result of `key_hex` under `root` whatever state it is in: a result
+/// that no longer loads (a file changed after it was written, a torn `pending.json`) can
+/// still be dropped, since rejecting reads nothing from it. Returns the folder removed, or
+/// `None` when there is none. Nothing else is touched.
+///
+/// # Errors
+/// [`PendingError::Io`] when the folder cannot be moved or removed.
+pub fn reject_key(root: &Path, key_hex: &str) -> Result<Option<PathBuf>, PendingError> {
+    let dir = root.join(key_hex);
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    remove(&dir)?;
+    Ok(Some(dir))
+}
+
 fn remove(dir: &Path) -> Result<(), PendingError> {
     let root = dir.parent().unwrap_or_else(|| Path::new("."));
     let aside = move_aside(root, dir, ".removed-")?;

@@ -398,9 +398,34 @@ fn decide(args: &DecideArgs, decision: Decision) -> Result<Status> {
                     root.join(key.to_hex()).display()
                 ));
             }
+            // A result that no longer loads can still be dropped (rejecting reads nothing
+            // from it); it cannot be accepted.
+            Err(e) if decision == Decision::Reject => {
+                match pending::reject_key(&root, &key.to_hex()) {
+                    Ok(dropped) => {
+                        acted += 1;
+                        done.push(key);
+                        msg.action = "rejected".into();
+                        msg.dropped = dropped.map(|d| d.display().to_string());
+                        if args.message_format == MessageFormat::Human {
+                            eprintln!(
+                                "warning: {}: the pending result was not valid ({e}); removed it",
+                                op.name
+                            );
+                        }
+                    }
+                    Err(e) => {
+                        ok = false;
+                        msg.problem = Some(e.to_string());
+                    }
+                }
+            }
             Err(e) => {
                 ok = false;
-                msg.problem = Some(e.to_string());
+                msg.problem = Some(format!(
+                    "{e}; drop it with `cargo agenticcann reject {}`",
+                    op.name
+                ));
             }
             Ok(Some(p)) => {
                 let result = match decision {
@@ -436,7 +461,15 @@ fn decide(args: &DecideArgs, decision: Decision) -> Result<Status> {
                     }
                     Err(e) => {
                         ok = false;
-                        msg.problem = Some(e.to_string());
+                        msg.problem = Some(match e {
+                            // Changed since it was written or reviewed: it cannot be accepted.
+                            pending::PendingError::Entry { .. }
+                            | pending::PendingError::ManifestChanged { .. }
+                            | pending::PendingError::Incomplete { .. } => {
+                                format!("{e}; drop it with `cargo agenticcann reject {}`", op.name)
+                            }
+                            e => e.to_string(),
+                        });
                     }
                 }
             }

@@ -380,8 +380,41 @@ fn a_corrupt_pending_result_is_reported_with_its_path() {
     );
     let (_, stdout, _) = run(cmd(&root, "status"));
     assert!(stdout.contains("pending: BROKEN"), "{stdout}");
-    // accept refuses it; the crate is untouched.
+    // accept refuses it, naming the way out; the crate is untouched.
     let (code, stdout, _) = run(cmd(&root, "accept"));
     assert_eq!(code, Some(1), "{stdout}");
     assert!(!spec.kernels_dir().exists());
+    assert!(
+        stdout.contains("drop it with `cargo agenticcann reject add_f16`"),
+        "{stdout}"
+    );
+    // reject reads nothing from it, so it drops even a result that no longer loads.
+    let (code, stdout, stderr) =
+        run(cmd(&root, "reject").args(["add_f16", "--message-format", "json"]));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let objs = json_lines(&stdout);
+    assert_eq!(objs[0]["action"], "rejected");
+    assert_eq!(objs[0]["dropped"], dir.display().to_string());
+    assert!(!dir.exists());
+    assert!(!spec.kernels_dir().exists());
+}
+
+#[test]
+fn a_pending_kernel_edited_after_it_was_written_is_refused_and_can_be_rejected() {
+    let (root, spec) = crate_at("edited");
+    let dir = record_pending(&root, &spec);
+    let kernel = dir.join("entry/kernel.cpp");
+    let text = std::fs::read_to_string(&kernel).unwrap() + "// edited\n";
+    std::fs::write(&kernel, text).unwrap();
+    let (code, stdout, stderr) = run(cmd(&root, "accept").arg("add_f16"));
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("kernel.cpp"), "{stdout}");
+    assert!(
+        stdout.contains("cargo agenticcann reject add_f16"),
+        "{stdout}"
+    );
+    assert!(!spec.kernels_dir().exists());
+    let (code, stdout, stderr) = run(cmd(&root, "reject").arg("add_f16"));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(!dir.exists());
 }
