@@ -356,6 +356,11 @@ fn unknown_and_missing_soc() {
     let ps = r.ops[0].result.clone().unwrap_err();
     assert_eq!(ps[0].field, "soc");
     assert!(ps[0].message.contains("unknown SoC `Ascend999Z`"));
+    assert!(
+        ps[0].message.contains("the package's `soc`"),
+        "{}",
+        ps[0].message
+    );
     let m = "[package]\nname = \"p\"\n[package.metadata.agenticcann]\nkernels = \"k\"\n";
     let r = check_manifest_str(m, None);
     assert_eq!(r.problems[0].field, "soc");

@@ -379,8 +379,13 @@ fn check_tables(report: &mut ManifestReport, package: &Table, workspace: Option<
             op: Some(op_name),
             problems: Vec::new(),
         };
+        // The SoC is a package (or workspace) setting, but every op's key includes it, so
+        // each op is invalid; say whose field it is.
         if let Some((f, m)) = &soc_problem {
-            sink.push(f.clone(), m.clone());
+            sink.push(
+                f.clone(),
+                format!("{m} (the package's `{f}`, which every op's key includes)"),
+            );
         }
         let spec = check_op(&mut sink, op_name, value, report.soc, &defaults);
         let result = match spec {
