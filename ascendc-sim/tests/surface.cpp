@@ -655,6 +655,110 @@ __aicore__ void swish_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
   Swish(o, s, 2 * kN, 1.0f);  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- SwiGLU / GeGLU (high level)
+// a = x[0, 256), b = x[256, 512) - 6. y[0, 256) = a * swish(b) (beta 1, float, counted
+// form); y[256, 512) = a * gelu(b) (float, tensor-length form); y[512, 768) = the half
+// SwiGLU (beta 0.5) through a sharedTmpBuffer; y[768, 1024) = the half GeGLU over 200
+// elements (no 32-byte multiple), the rest left at 0.
+__aicore__ void glu_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, bb, ob, h0b, h1b, hob, tb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(bb, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  pipe.InitBuffer(h0b, kN * sizeof(half));
+  pipe.InitBuffer(h1b, kN * sizeof(half));
+  pipe.InitBuffer(hob, kN * sizeof(half));
+  pipe.InitBuffer(tb, 3 * sizeof(float) * kN);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<half> h0 = h0b.Get<half>(), h1 = h1b.Get<half>(), ho = hob.Get<half>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  DataCopy(a, xg, kN);
+  DataCopy(b, xg[kN], kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(b, b, -6.0f, kN);
+  SwiGLU(o, a, b, 1.0f, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  GeGLU(o, a, b);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[kN], o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Cast(h0, a, RoundMode::CAST_NONE, kN);
+  Cast(h1, b, RoundMode::CAST_NONE, kN);
+  SwiGLU<half>(ho, h0, h1, 0.5f, tmp, kN);
+  Cast(o, ho, RoundMode::CAST_NONE, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[2 * kN], o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Duplicate(ho, half(0.0f), kN);
+  GeGLU<half>(ho, h0, h1, tmp, 200);
+  Cast(o, ho, RoundMode::CAST_NONE, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[3 * kN], o, kN);
+}
+
+// SwiGLU's count must be whole 32-byte blocks: 100 floats are 400 bytes.
+__aicore__ void swiglu_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, ob;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  LocalTensor<float> a = ab.Get<float>(), o = ob.Get<float>();
+  Duplicate(a, 1.0f, kN);
+  SwiGLU(o, a, a, 1.0f, 100);  // expect: ub_misaligned
+}
+
+// float GeGLU writes dst before its last Mul reads src0 again: in place over src0 is wrong.
+__aicore__ void geglu_in_place(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, bb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(bb, kN * sizeof(float));
+  LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>();
+  Duplicate(a, 1.0f, kN);
+  Duplicate(b, 1.0f, kN);
+  GeGLU(a, a, b, kN);  // expect: vector_overlap
+}
+
+// half SwiGLU needs 3 floats of sharedTmpBuffer per element of a 32-byte block (192 bytes).
+__aicore__ void swiglu_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> hb, ob, tb;
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(ob, kN * sizeof(half));
+  pipe.InitBuffer(tb, 64);
+  LocalTensor<half> h = hb.Get<half>(), o = ob.Get<half>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  Duplicate(h, half(1.0f), kN);
+  SwiGLU<half>(o, h, h, 1.0f, tmp, kN);  // expect: ub_out_of_range
+}
+
+// The two sources must be of one size.
+__aicore__ void glu_sizes_differ(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, bb, ob;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(bb, kN / 2 * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), o = ob.Get<float>();
+  Duplicate(a, 1.0f, kN);
+  Duplicate(b, 1.0f, kN / 2);
+  GeGLU(o, a, b, kN / 2);  // expect: field_out_of_range
+}
+
 // ---------------------------------------------------------------- ListTensorDesc
 // ws holds a list of two 1-D tensors of 64 floats (x[0, 64) and x[64, 128)); the kernel
 // copies tensor i to y[64 i, 64 i + 64) and writes the count and the shapes to y[128..131).
@@ -1448,6 +1552,20 @@ bool check_swish(const float* y) {
   return true;
 }
 
+bool check_glu(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    const double a = xval(i), b = double(xval(kN + i)) - 6.0;
+    const double sw = a * (b / (1 + std::exp(-b)));
+    const double ge = a * (b / (1 + std::exp(-0.0713548162726 * b * (b * b + 22.363860002236))));
+    if (!near(y[i], float(sw)) || !near(y[kN + i], float(ge))) return false;
+    const double sh = a * (b / (1 + std::exp(-0.5 * b)));
+    if (std::fabs(y[2 * kN + i] - sh) > 2e-3 * std::max(1.0, std::fabs(sh))) return false;
+    const double gh = i < 200 ? ge : 0.0;
+    if (std::fabs(y[3 * kN + i] - gh) > 2e-3 * std::max(1.0, std::fabs(gh))) return false;
+  }
+  return true;
+}
+
 bool check_cmpmask(const float* y) {
   for (uint32_t i = 0; i < 64; i++)
     if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
@@ -1621,6 +1739,11 @@ const Case kCases[] = {
     {"swish_ok", swish_ok, 1, check_swish},
     {"swish_in_place", swish_in_place, 1, nullptr},
     {"swish_count_too_big", swish_count_too_big, 1, nullptr},
+    {"glu_ok", glu_ok, 1, check_glu},
+    {"swiglu_misaligned", swiglu_misaligned, 1, nullptr},
+    {"geglu_in_place", geglu_in_place, 1, nullptr},
+    {"swiglu_tmp_too_small", swiglu_tmp_too_small, 1, nullptr},
+    {"glu_sizes_differ", glu_sizes_differ, 1, nullptr},
     {"list_ok", list_ok, 1, check_list},
     {"list_bad_index", list_bad_index, 1, nullptr},
     {"copy_bypass_ok", copy_bypass_ok, 1, check_copy_bypass},

@@ -125,6 +125,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_by_hand",
         "slice_half_3d_ok",
         "swish_ok",
+        "glu_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -161,6 +162,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_by_hand",
         "slice_half_3d_ok",
         "swish_ok",
+        "glu_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

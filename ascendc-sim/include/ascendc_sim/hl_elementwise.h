@@ -1,6 +1,8 @@
 // ascendc_sim/hl_elementwise.h — element-wise high-level APIs (api-reference §4.4): Sigmoid,
 // Tanh, Erf, Gelu, FasterGelu, Log/Log2/Log10, Power (each also in the tensor-length form
-// `Op(dst, src)` over src.GetSize() elements), Swish (x / (1 + exp(-beta x)), dataSize form only).
+// `Op(dst, src)` over src.GetSize() elements), Swish (x / (1 + exp(-beta x)), dataSize form only),
+// and the gated units SwiGLU (src0 * swish(src1)) and GeGLU (src0 * gelu(src1)), each in its
+// four forms (with or without sharedTmpBuffer, with or without a count).
 //
 // On the NPU these are sequences of basic vector instructions using `sharedTmpBuffer` (or
 // UB the framework reserves). The simulator evaluates each element in float and rounds
@@ -44,6 +46,10 @@ struct HlUnaryK {
     for (uint64_t i = 0; i < n; i++) o[i] = from_f32<T>(Op::f(to_f32(a[i])));
   }
 };
+/// Checks the temporary buffer and records it as scratch written by V.
+void tmp_buffer(const UbRef& tmp, uint32_t bytes, const char* api, const SrcLoc& loc);
+/// Reports the basic-instruction sequence of a high-level API to the cost model.
+void cost_sequence(const char* api, std::initializer_list<VecClass> seq, DType dt, uint64_t count);
 /// Swish(x) = x / (1 + exp(-beta x)) (vendor page "Swish"; its Atlas A2 implementation
 /// issues Muls by -beta, Exp, Adds 1, Div src by that, in counter mode over dataSize).
 template <class T>
@@ -63,6 +69,74 @@ struct SwishK {
 /// (checked after both footprints are inside their buffers).
 void no_overlap(const UbRef& dst, const UbRef& src, uint64_t bytes, const char* api, const SrcLoc& loc);
 
+/// SwiGLU: o = a0 * swish(a1), swish(x) = x / (1 + exp(-beta x)) (vendor header
+/// adv_api/activation/swiglu.h and its Atlas A2 implementation: srcTensor1 is the gated
+/// operand, srcTensor0 multiplies it; half is computed in float).
+template <class T>
+struct SwiGluK {
+  float beta;
+  void operator()(uint8_t* const* d, uint8_t* const*, uint64_t n) const {
+    T* o = reinterpret_cast<T*>(d[0]);
+    const T* a0 = reinterpret_cast<const T*>(d[1]);
+    const T* a1 = reinterpret_cast<const T*>(d[2]);
+    for (uint64_t i = 0; i < n; i++) {
+      const float x = to_f32(a1[i]);
+      o[i] = from_f32<T>(to_f32(a0[i]) * (x / (1.0f + std::exp(-beta * x))));
+    }
+  }
+};
+/// GeGLU: o = a0 * gelu(a1), gelu in its tanh form written with exp,
+/// x / (1 + exp(c0 x (x^2 + c1))), c0 = -0.0713548162726 (= -2 sqrt(2/pi) 0.044715),
+/// c1 = 22.363860002236 (= 1 / 0.044715) (the vendor's Atlas A2 implementation,
+/// adv_api/activation/geglu.h: "x1 * GeLU(x2), x1 is src0, x2 is src1"; half in float).
+template <class T>
+struct GeGluK {
+  void operator()(uint8_t* const* d, uint8_t* const*, uint64_t n) const {
+    T* o = reinterpret_cast<T*>(d[0]);
+    const T* a0 = reinterpret_cast<const T*>(d[1]);
+    const T* a1 = reinterpret_cast<const T*>(d[2]);
+    for (uint64_t i = 0; i < n; i++) {
+      const float x = to_f32(a1[i]);
+      const float g = x / (1.0f + std::exp(-0.0713548162726f * x * (x * x + 22.363860002236f)));
+      o[i] = from_f32<T>(to_f32(a0[i]) * g);
+    }
+  }
+};
+/// The argument checks shared by SwiGLU and GeGLU (their implementations' own asserts):
+/// src0 and src1 of one size and the count within every tensor (`field_out_of_range`); for
+/// SwiGLU (`aligned_count`) a non-zero count of whole 32-byte blocks (`ub_misaligned`); for
+/// float, dst overlapping a source is `vector_overlap` (the float sequence writes dst before
+/// it reads the sources again; half goes through sharedTmpBuffer and casts into dst last);
+/// for half with a sharedTmpBuffer, at least `tmp_per_elem` bytes for each element of one
+/// 32-byte block (smaller and the vendor's loop writes past the buffer or never advances:
+/// `ub_out_of_range`).
+void glu_checks(const char* api, const UbRef& dst, const UbRef& src0, const UbRef& src1, uint32_t dst_size,
+                uint32_t src0_size, uint32_t src1_size, uint32_t count, uint32_t esize, bool aligned_count,
+                bool has_tmp, uint32_t tmp_bytes, uint32_t tmp_per_elem, const SrcLoc& loc);
+
+template <class T, class K>
+inline void glu_run(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                    const AscendC::LocalTensor<T>& src1, const AscendC::LocalTensor<uint8_t>* tmp, uint32_t count,
+                    bool aligned_count, uint32_t tmp_per_elem, std::initializer_list<VecClass> seq_f32,
+                    std::initializer_list<VecClass> seq_f16, const K& k, const SrcLoc& loc) {
+  static_assert(is_one_of_v<T, half, float>, "SwiGLU/GeGLU: element type must be half or float");
+  const uint32_t tmp_bytes = tmp ? tmp->GetSize() : 0;
+  glu_checks(api, dst.ref(), src0.ref(), src1.ref(), dst.GetSize(), src0.GetSize(), src1.GetSize(), count,
+             sizeof(T), aligned_count, tmp != nullptr, tmp_bytes, tmp_per_elem, loc);
+  if (tmp) tmp_buffer(tmp->ref(), tmp_bytes, api, loc);
+  CoreContext& c = ctx(api);
+  vec::Opnd ops[3] = {vec::od(dst.ref(), "dst", sizeof(T), 1, 8, true), vec::od(src0.ref(), "src0", sizeof(T), 1, 8, false),
+                      vec::od(src1.ref(), "src1", sizeof(T), 1, 8, false)};
+  vec::Shape sh = vec::count_shape(count, 256 / sizeof(T));
+  if (vec::prepare(c, sh, ops, 3, api, loc)) vec::for_each_run(c, sh, ops, 3, k, true);
+  // half runs the sequence in float (64 lanes a repeat), with its casts.
+  if (sizeof(T) == sizeof(half)) {
+    cost_sequence(api, seq_f16, DType::F32, count);
+  } else {
+    cost_sequence(api, seq_f32, DType::F32, count);
+  }
+}
+
 /// Power with tensor/scalar operands: mode 0 tensor^tensor, 1 tensor^scalar, 2 scalar^tensor.
 template <class T, int Mode>
 struct PowK {
@@ -78,10 +152,6 @@ struct PowK {
   }
 };
 
-/// Checks the temporary buffer and records it as scratch written by V.
-void tmp_buffer(const UbRef& tmp, uint32_t bytes, const char* api, const SrcLoc& loc);
-/// Reports the basic-instruction sequence of a high-level API to the cost model.
-void cost_sequence(const char* api, std::initializer_list<VecClass> seq, DType dt, uint64_t count);
 
 template <class T, class Op, int N, class K>
 inline void run_hl(const char* api, std::initializer_list<VecClass> seq, vec::Opnd (&ops)[N], uint64_t count,
@@ -202,6 +272,88 @@ inline void Swish(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal
                       vec::od(srcLocal.ref(), "src", sizeof(T), 1, 8, false)};
   hl::run_hl<T, void>("Swish", ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D), ops, dataSize,
                       hl::SwishK<T>{to_f32(scalarValue)}, loc);
+}
+
+/// SwiGLU: dst = src0 * swish(src1), swish(x) = x / (1 + exp(-scalarValue x)) (vendor
+/// header adv_api/activation/swiglu.h, Atlas A2 implementation; facts only). half or float;
+/// calCount (default src0.GetSize()) a non-zero number of whole 32-byte blocks; src0 and src1
+/// of one size; half needs sharedTmpBuffer of at least 3 floats per element of a 32-byte
+/// block (192 bytes; it runs in rounds of as many elements as the buffer holds); float may
+/// not write dst over a source. Costed as Muls, Exp, Adds, Div, Mul (half: with three Casts).
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
+                   const float& scalarValue, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,
+                   ASCENDC_SIM_LOC) {
+  using namespace ascendc_sim;
+  hl::glu_run<T>("SwiGLU", dstTensor, srcTensor0, srcTensor1, &sharedTmpBuffer, calCount, true, 12,
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D,
+                                 ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S),
+                 hl::SwiGluK<T>{scalarValue}, loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
+                   const float& scalarValue, const LocalTensor<uint8_t>& sharedTmpBuffer, ASCENDC_SIM_LOC) {
+  SwiGLU<T, isReuseSource>(dstTensor, srcTensor0, srcTensor1, scalarValue, sharedTmpBuffer, srcTensor0.GetSize(),
+                           loc);
+}
+/// The framework-allocated forms: the temporary space is not size-checked.
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
+                   const float& scalarValue, const uint32_t calCount, ASCENDC_SIM_LOC) {
+  using namespace ascendc_sim;
+  hl::glu_run<T>("SwiGLU", dstTensor, srcTensor0, srcTensor1, nullptr, calCount, true, 12,
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D,
+                                 ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S),
+                 hl::SwiGluK<T>{scalarValue}, loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
+                   const float& scalarValue, ASCENDC_SIM_LOC) {
+  SwiGLU<T, isReuseSource>(dstTensor, srcTensor0, srcTensor1, scalarValue, srcTensor0.GetSize(), loc);
+}
+
+/// GeGLU: dst = src0 * gelu(src1), gelu(x) = x / (1 + exp(-0.0713548 x (x^2 + 22.36386)))
+/// (vendor header adv_api/activation/geglu.h, Atlas A2 implementation; facts only). half or
+/// float; calCount (default src0.GetSize()) within every tensor; src0 and src1 of one size;
+/// half needs sharedTmpBuffer of at least 2 floats per element of a 32-byte block (128
+/// bytes); float may not write dst over a source. Costed as Mul, Adds, Mul, Muls, Exp, Adds,
+/// Div, Mul (half: with three Casts).
+template <typename T, bool isReuseSource = false>
+inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                  const LocalTensor<T>& srcTensor1, const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount,
+                  ASCENDC_SIM_LOC) {
+  using namespace ascendc_sim;
+  hl::glu_run<T>("GeGLU", dstTensor, srcTensor0, srcTensor1, &sharedTmpBuffer, calCount, false, 8,
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T,
+                                 ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S,
+                                 ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S, ASCENDC_SIM_S,
+                                 ASCENDC_SIM_S),
+                 hl::GeGluK<T>{}, loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                  const LocalTensor<T>& srcTensor1, uint32_t calCount, ASCENDC_SIM_LOC) {
+  using namespace ascendc_sim;
+  hl::glu_run<T>("GeGLU", dstTensor, srcTensor0, srcTensor1, nullptr, calCount, false, 8,
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T,
+                                 ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
+                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S,
+                                 ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S, ASCENDC_SIM_S,
+                                 ASCENDC_SIM_S),
+                 hl::GeGluK<T>{}, loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                  const LocalTensor<T>& srcTensor1, const LocalTensor<uint8_t>& sharedTmpBuffer, ASCENDC_SIM_LOC) {
+  GeGLU<T, isReuseSource>(dstTensor, srcTensor0, srcTensor1, sharedTmpBuffer, srcTensor0.GetSize(), loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                  const LocalTensor<T>& srcTensor1, ASCENDC_SIM_LOC) {
+  GeGLU<T, isReuseSource>(dstTensor, srcTensor0, srcTensor1, srcTensor0.GetSize(), loc);
 }
 
 }  // namespace AscendC
