@@ -759,6 +759,86 @@ __aicore__ void glu_sizes_differ(GM_ADDR, GM_ADDR, GM_ADDR) {
   GeGLU(o, a, b, kN / 2);  // expect: field_out_of_range
 }
 
+// ---------------------------------------------------------------- ReduceMax/Min/Sum/Mean (patterns)
+// s = x[0, 72) as a float [3, 20] source at the padded pitch 24; h = x[0, 96) cast to half,
+// a [3, 20] source at pitch 32. Results, 32 floats apart in y: ReduceMax AR, ReduceMin AR
+// (sharedTmpBuffer), ReduceSum RA (sharedTmpBuffer), ReduceMean RA, ReduceMean AR, and the
+// half ReduceMax RA cast back to float.
+__aicore__ void reduce_pattern_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, hb, ob, hob, tb;
+  pipe.InitBuffer(sb, 96 * sizeof(float));
+  pipe.InitBuffer(hb, 96 * sizeof(half));
+  pipe.InitBuffer(ob, 32 * sizeof(float));
+  pipe.InitBuffer(hob, 32 * sizeof(half));
+  pipe.InitBuffer(tb, 1024);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> src = sb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), ho = hob.Get<half>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  DataCopy(src, xg, 96);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  const uint32_t shape[2] = {3, 20};
+  for (uint32_t k = 0; k < 5; k++) {
+    Duplicate(o, 0.0f, 32);
+    if (k == 0) ReduceMax<float, Pattern::Reduce::AR>(o, src, shape, true);
+    if (k == 1) ReduceMin<float, Pattern::Reduce::AR>(o, src, tmp, shape, true);
+    if (k == 2) ReduceSum<float, Pattern::Reduce::RA>(o, src, tmp, shape, true);
+    if (k == 3) ReduceMean<float, Pattern::Reduce::RA>(o, src, shape, true);
+    if (k == 4) ReduceMean<float, Pattern::Reduce::AR, false>(o, src, tmp, shape, true);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(yg[32 * k], o, 32);
+    SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  }
+  Cast(h, src, RoundMode::CAST_NONE, 96);
+  Duplicate(ho, half(0.0f), 32);
+  ReduceMax<half, Pattern::Reduce::RA>(ho, h, tmp, shape, true);
+  Cast(o, ho, RoundMode::CAST_NONE, 32);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg[160], o, 32);
+}
+
+// dst 8 floats into the source: only exactly in place is allowed.
+__aicore__ void reduce_pattern_overlap(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb;
+  pipe.InitBuffer(sb, 96 * sizeof(float));
+  LocalTensor<float> src = sb.Get<float>();
+  Duplicate(src, 1.0f, 96);
+  const uint32_t shape[2] = {3, 20};
+  ReduceSum<float, Pattern::Reduce::AR>(src[8], src, shape, true);  // expect: vector_overlap
+}
+
+// Four rows of pitch 24 are 96 floats; the source holds 72.
+__aicore__ void reduce_pattern_src_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ob;
+  pipe.InitBuffer(sb, 72 * sizeof(float));
+  pipe.InitBuffer(ob, 32 * sizeof(float));
+  LocalTensor<float> src = sb.Get<float>(), o = ob.Get<float>();
+  Duplicate(src, 1.0f, 72);
+  const uint32_t shape[2] = {4, 20};
+  ReduceMax<float, Pattern::Reduce::AR>(o, src, shape, true);  // expect: ub_out_of_range
+}
+
+// An empty dimension.
+__aicore__ void reduce_pattern_empty(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> sb, ob;
+  pipe.InitBuffer(sb, 72 * sizeof(float));
+  pipe.InitBuffer(ob, 32 * sizeof(float));
+  LocalTensor<float> src = sb.Get<float>(), o = ob.Get<float>();
+  Duplicate(src, 1.0f, 72);
+  const uint32_t shape[2] = {0, 20};
+  ReduceMin<float, Pattern::Reduce::RA>(o, src, shape, true);  // expect: field_out_of_range
+}
+
 // ---------------------------------------------------------------- ListTensorDesc
 // ws holds a list of two 1-D tensors of 64 floats (x[0, 64) and x[64, 128)); the kernel
 // copies tensor i to y[64 i, 64 i + 64) and writes the count and the shapes to y[128..131).
@@ -1566,6 +1646,33 @@ bool check_glu(const float* y) {
   return true;
 }
 
+bool check_reduce_pattern(const float* y) {
+  auto v = [](uint32_t r, uint32_t c) { return double(xval(r * 24 + c)); };
+  for (uint32_t r = 0; r < 3; r++) {
+    double mx = v(r, 0), mn = v(r, 0), sum = 0;
+    for (uint32_t c = 0; c < 20; c++) {
+      mx = std::max(mx, v(r, c));
+      mn = std::min(mn, v(r, c));
+      sum += v(r, c);
+    }
+    if (!near(y[r], float(mx)) || !near(y[32 + r], float(mn)) || !near(y[128 + r], float(sum / 20))) return false;
+  }
+  for (uint32_t r = 3; r < 32; r++)
+    if (y[r] != 0.0f || y[32 + r] != 0.0f || y[128 + r] != 0.0f) return false;
+  for (uint32_t c = 0; c < 20; c++) {
+    double sum = 0, hmax = -1e30;
+    for (uint32_t r = 0; r < 3; r++) {
+      sum += v(r, c);
+      hmax = std::max(hmax, double(xval(r * 32 + c)));
+    }
+    if (!near(y[64 + c], float(sum)) || !near(y[96 + c], float(sum / 3))) return false;
+    if (std::fabs(y[160 + c] - hmax) > 2e-3 * std::max(1.0, hmax)) return false;
+  }
+  for (uint32_t c = 20; c < 32; c++)
+    if (y[64 + c] != 0.0f || y[96 + c] != 0.0f || y[160 + c] != 0.0f) return false;
+  return true;
+}
+
 bool check_cmpmask(const float* y) {
   for (uint32_t i = 0; i < 64; i++)
     if (!near(y[i], xval(i) < 10 ? xval(i) : 100.0f)) return false;
@@ -1740,6 +1847,10 @@ const Case kCases[] = {
     {"swish_in_place", swish_in_place, 1, nullptr},
     {"swish_count_too_big", swish_count_too_big, 1, nullptr},
     {"glu_ok", glu_ok, 1, check_glu},
+    {"reduce_pattern_ok", reduce_pattern_ok, 1, check_reduce_pattern},
+    {"reduce_pattern_overlap", reduce_pattern_overlap, 1, nullptr},
+    {"reduce_pattern_src_too_small", reduce_pattern_src_too_small, 1, nullptr},
+    {"reduce_pattern_empty", reduce_pattern_empty, 1, nullptr},
     {"swiglu_misaligned", swiglu_misaligned, 1, nullptr},
     {"geglu_in_place", geglu_in_place, 1, nullptr},
     {"swiglu_tmp_too_small", swiglu_tmp_too_small, 1, nullptr},

@@ -126,6 +126,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_half_3d_ok",
         "swish_ok",
         "glu_ok",
+        "reduce_pattern_ok",
     ] {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
@@ -163,6 +164,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_half_3d_ok",
         "swish_ok",
         "glu_ok",
+        "reduce_pattern_ok",
     ] {
         assert_eq!(results()[name].0, Value::Bool(true), "{name}");
     }

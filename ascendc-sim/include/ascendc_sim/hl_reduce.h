@@ -19,7 +19,9 @@
 // until one value is left — one instruction per level and row.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "ascendc_sim/hl_rowwise.h"
 #include "ascendc_sim/vec_elementwise.h"
@@ -96,9 +98,119 @@ inline void sum_run(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTens
   }
 }
 
+/// What a pattern reduction computes.
+enum class PatternReduce { Max, Min, Sum, Mean };
+
+/// ReduceMax / ReduceMin / ReduceSum / ReduceMean with pattern AR (`ar`: each of `first` rows
+/// reduced over its `last` elements into dst[r]) or RA (each of `last` columns reduced over
+/// the `first` rows into dst[j]). The source rows sit at the padded pitch
+/// padLast = last rounded up to 32 bytes (the Atlas A2 implementation computes padLast from
+/// srcShape[1] whatever srcInnerPad says). Evaluated in double, rounded once.
+template <class T>
+inline void pattern_reduce_run(const char* api, PatternReduce op, bool ar, const AscendC::LocalTensor<T>& dst,
+                               const AscendC::LocalTensor<T>& src, const AscendC::LocalTensor<uint8_t>* tmp,
+                               const uint32_t srcShape[], const SrcLoc& loc) {
+  CoreContext& c = ctx(api);
+  const uint32_t first = srcShape[0], last = srcShape[1];
+  if (first == 0 || last == 0) {
+    fail("field_out_of_range", api, loc,
+         fmt("srcShape {%u, %u}: both dimensions must be at least 1", first, last),
+         {{"first", double(first)}, {"last", double(last)}});
+  }
+  const uint64_t epb = 32 / sizeof(T), epr = 256 / sizeof(T);
+  const uint64_t pad = ceil_div(last, epb) * epb;
+  const uint64_t n_src = uint64_t(first) * pad;
+  const uint64_t n_out = ar ? first : last;
+  const uint64_t n_dst = ar ? ceil_div(first, epb) * epb : pad;
+  const uint64_t tmp_bytes = tmp ? tmp->GetSize() : 0;
+  Tile ops[3];
+  int no = 0;
+  ops[no++] = Tile{src.ref(), "srcTensor", sizeof(T), n_src, false};
+  ops[no++] = Tile{dst.ref(), "dstTensor", sizeof(T), n_dst, true};
+  if (tmp) ops[no++] = Tile{tmp->ref(), "sharedTmpBuffer", 1, tmp_bytes, true, true};
+  operands(c, ops, no, api, loc);
+  const uint64_t xs = src.ref().addr, ds = dst.ref().addr;
+  const uint64_t len = ar ? last : first;
+  for (uint64_t o = 0; o < n_out; o++) {
+    double acc = 0;
+    uint8_t init = kInit;
+    for (uint64_t k = 0; k < len; k++) {
+      const uint64_t e = ar ? o * pad + k : k * pad + o;
+      uint8_t in;
+      const double v = load1<T>(c, xs + e * sizeof(T), &in);
+      init &= in;
+      if (k == 0) {
+        acc = v;
+      } else if (op == PatternReduce::Max) {
+        acc = std::max(acc, v);
+      } else if (op == PatternReduce::Min) {
+        acc = std::min(acc, v);
+      } else {
+        acc += v;
+      }
+    }
+    if (op == PatternReduce::Mean) acc /= double(len);
+    store1<T>(c, ds + o * sizeof(T), acc, init == kInit ? kInit : kUninit);
+  }
+  // Cost: AR folds each row's blocks with vector ops to one repeat and reduces it (the
+  // row-wise machinery's model); RA halves the rows in a binary tree, first - 1 row
+  // operations of padLast elements; Mean adds one Muls over the results.
+  charge_scalar(c, 8);
+  if (ar) {
+    charge_row_reduce(c, first, pad * sizeof(T) / 4, false);
+  } else if (first > 1) {
+    charge(c, VecClass::Simple, uint64_t(first - 1) * ceil_div(pad, epr));
+  }
+  if (op == PatternReduce::Mean) charge(c, VecClass::Simple, ceil_div(n_out, epr));
+}
+
 }  // namespace ascendc_sim::hl
 
 namespace AscendC {
+/// The reduction patterns of the high-level Reduce* APIs (vendor adv_api/reduce/reduce.h):
+/// `AR` reduces the last axis of a [first, last] source, `RA` the first.
+namespace Pattern::Reduce {
+struct AR {};
+struct RA {};
+}  // namespace Pattern::Reduce
+
+#define ASCENDC_SIM_PATTERN_REDUCE(NAME, OP, ...)                                                                 \
+  template <class T, class pattern, bool isReuseSource = false>                                                   \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                              \
+                   const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[], bool srcInnerPad,      \
+                   ASCENDC_SIM_LOC) {                                                                             \
+    static_assert(ascendc_sim::is_one_of_v<T, __VA_ARGS__>, #NAME ": element type not supported on Atlas A2");    \
+    static_assert(ascendc_sim::is_one_of_v<pattern, Pattern::Reduce::AR, Pattern::Reduce::RA>,                    \
+                  #NAME ": only the AR and RA patterns are supported");                                           \
+    (void)srcInnerPad;                                                                                            \
+    ascendc_sim::hl::pattern_reduce_run<T>(#NAME, ascendc_sim::hl::PatternReduce::OP,                             \
+                                           std::is_same_v<pattern, Pattern::Reduce::AR>, dstTensor, srcTensor,    \
+                                           &sharedTmpBuffer, srcShape, loc);                                      \
+  }                                                                                                               \
+  template <class T, class pattern, bool isReuseSource = false>                                                   \
+  inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t srcShape[],   \
+                   bool srcInnerPad, ASCENDC_SIM_LOC) {                                                           \
+    static_assert(ascendc_sim::is_one_of_v<T, __VA_ARGS__>, #NAME ": element type not supported on Atlas A2");    \
+    static_assert(ascendc_sim::is_one_of_v<pattern, Pattern::Reduce::AR, Pattern::Reduce::RA>,                    \
+                  #NAME ": only the AR and RA patterns are supported");                                           \
+    (void)srcInnerPad;                                                                                            \
+    ascendc_sim::hl::pattern_reduce_run<T>(#NAME, ascendc_sim::hl::PatternReduce::OP,                             \
+                                           std::is_same_v<pattern, Pattern::Reduce::AR>, dstTensor, srcTensor,    \
+                                           nullptr, srcShape, loc);                                               \
+  }
+
+/// ReduceMax / ReduceMin (half, float), ReduceSum (float), ReduceMean (half, float) over the
+/// AR or RA pattern of a [srcShape[0], srcShape[1]] source whose rows sit at the last axis
+/// rounded up to 32 bytes (vendor adv_api/reduce/reduce.h and the Atlas A2 implementation;
+/// facts only). dst holds srcShape[0] (AR) or srcShape[1] (RA) results; its footprint is
+/// checked to the 32-byte round-up. The sharedTmpBuffer's size is not checked (the host
+/// helpers' formula, Get*MaxMinTmpSize, is not published); it must not overlap the operands.
+ASCENDC_SIM_PATTERN_REDUCE(ReduceMax, Max, half, float)
+ASCENDC_SIM_PATTERN_REDUCE(ReduceMin, Min, half, float)
+ASCENDC_SIM_PATTERN_REDUCE(ReduceSum, Sum, float)
+ASCENDC_SIM_PATTERN_REDUCE(ReduceMean, Mean, half, float)
+#undef ASCENDC_SIM_PATTERN_REDUCE
+
 /// Sum with the temporary space from sharedTmpBuffer.
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
 inline void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
