@@ -594,6 +594,18 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         );
     }
     let replay_offline = matches!(recorded_mode, Some("none"));
+    // No model, no seed and no tiling search: nothing would ever be judged.
+    if (args.llm == LlmArg::None || replay_offline)
+        && args.agent_command.is_none()
+        && args.no_offline_seed
+        && (args.no_tiling_search || args.tiling_variants == 0)
+    {
+        bail!(
+            "--llm none with --no-offline-seed and no tiling search (--no-tiling-search or \
+             --tiling-variants 0) leaves nothing to run: without a model the loop's kernels \
+             come from the offline seed and the tiling search; drop one of those flags"
+        );
+    }
 
     let run_dir = match &args.run_dir {
         Some(d) => d.clone(),
@@ -789,6 +801,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         search.offline_seed = !args.no_offline_seed;
         search.tiling_search = !args.no_tiling_search && args.tiling_variants > 0;
         search.tiling_limit = args.tiling_variants;
+        let op_t0 = std::time::Instant::now();
         let mut progress = Progress::new(&op.name, args.generations, human);
         let json = !human;
         let run = {
@@ -823,6 +836,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         } else {
             (None, None)
         };
+        let eager_t0 = std::time::Instant::now();
         let eager = agenticcann_build::synth::eager_time(
             op,
             &agenticcann_build::synth::SynthOptions::default(),
@@ -832,7 +846,11 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             },
         )
         .ok();
-        let table = crate::evolve_out::Table::of(op, &run, eager.as_ref());
+        let mut table = crate::evolve_out::Table::of(op, &run, eager.as_ref());
+        // The op's whole wall time: the search, writing its results and timing the eager
+        // baseline (which judges one kernel per primitive of the reference).
+        table.baseline_seconds = eager_t0.elapsed().as_secs_f64();
+        table.seconds = op_t0.elapsed().as_secs_f64();
         if human {
             table.write(&mut out)?;
             for p in &pending {

@@ -74,12 +74,15 @@ pub struct Table {
     pub candidates: usize,
     /// Candidates by verdict (`accepted`, `compile_error`, `drift_rejected`, `duplicate`, …).
     pub verdicts: BTreeMap<String, usize>,
-    /// Wall time, seconds.
+    /// Wall time of the op, seconds: the search (`SearchRun::seconds`) plus writing its
+    /// results and timing the eager baseline (`cargo agenticcann evolve` sets it after both).
     pub seconds: f64,
     /// Judge time summed over candidates, seconds.
     pub judge_seconds: f64,
     /// Time waiting for the model, seconds.
     pub model_seconds: f64,
+    /// Time spent judging the eager baseline's kernels for the `eager` column, seconds.
+    pub baseline_seconds: f64,
 }
 
 fn time_at(i: Option<&Individual>, dims: &BTreeMap<String, u64>) -> Option<f64> {
@@ -149,6 +152,7 @@ impl Table {
             seconds: run.seconds,
             judge_seconds: run.judge_seconds,
             model_seconds: run.model_seconds,
+            baseline_seconds: 0.0,
         }
     }
 
@@ -161,7 +165,7 @@ impl Table {
             .collect();
         writeln!(
             out,
-            "{}: {}, {} generation(s), {} candidate(s) ({}), {} tokens{}, {:.1} s (judge {:.1} s, model {:.1} s); stop: {}",
+            "{}: {}, {} generation(s), {} candidate(s) ({}), {} tokens{}, {:.1} s (judge {:.1} s, model {:.1} s, eager baseline {:.1} s); stop: {}",
             self.op,
             if self.feasible { "FEASIBLE" } else { "NOT feasible" },
             self.generations,
@@ -172,6 +176,7 @@ impl Table {
             self.seconds,
             self.judge_seconds,
             self.model_seconds,
+            self.baseline_seconds,
             self.stop
         )?;
         if let Some(b) = &self.best {

@@ -877,27 +877,53 @@ impl Loop<'_> {
     fn first_generation(&mut self) -> Result<(Option<usize>, Option<usize>), SearchError> {
         self.gen = 1;
         let mut batch: Vec<Pending> = Vec::new();
-        let mut seed_at = None;
+        // The agent's candidates alternate islands from the smaller one, counting the seed.
+        let island_base = self.pop.smaller_island();
+        let mut placed = 0usize;
+        let mut seed = None;
         if self.cfg.offline_seed {
-            // synth::search judges every variant it proposes (its code generation is
-            // negligible next to that): its whole wall time is judge time.
-            let t0 = Instant::now();
-            let searched = synth::search(self.op, &SynthOptions::default(), &self.cfg.agent.eval);
-            self.judge_seconds += t0.elapsed().as_secs_f64();
-            match searched {
-                Ok(s) => {
-                    let label = format!(
-                        "offline seed (synth::search: {})",
-                        tiling::offline_label(&s.options)
-                    );
-                    let mut p = Pending::new(s.best.candidate, "offline", None, 0, label);
-                    p.evaluation = Some(s.best.evaluation);
-                    seed_at = Some(batch.len());
-                    batch.push(p);
+            let id = self.pop.next_id();
+            // Resuming: the earlier run's seed is re-traced from its record, not searched
+            // again (synth::search judges a dozen variants).
+            let earlier = self
+                .pop
+                .resumed_record(id)
+                .filter(|(l, _, _)| l.phase == "offline")
+                .map(|(l, c, ev)| (l.label.clone(), c.clone(), ev.cloned()));
+            let found = match earlier {
+                Some(found) => Some(found),
+                None => {
+                    // synth::search judges every variant it proposes (its code generation is
+                    // negligible next to that): its whole wall time is judge time.
+                    let t0 = Instant::now();
+                    let searched =
+                        synth::search(self.op, &SynthOptions::default(), &self.cfg.agent.eval);
+                    self.judge_seconds += t0.elapsed().as_secs_f64();
+                    match searched {
+                        Ok(s) => Some((
+                            format!(
+                                "offline seed (synth::search: {})",
+                                tiling::offline_label(&s.options)
+                            ),
+                            s.best.candidate,
+                            Some(s.best.evaluation),
+                        )),
+                        Err(synth::SynthError::Judge(e)) => return Err(e.into()),
+                        // Not lowerable or not accepted: no seed (the table says so).
+                        Err(_) => None,
+                    }
                 }
-                Err(synth::SynthError::Judge(e)) => return Err(e.into()),
-                // Not lowerable or not accepted: no seed (the table says so).
-                Err(_) => {}
+            };
+            if let Some((label, candidate, evaluation)) = found {
+                let mut p = Pending::new(candidate, "offline", None, 0, label);
+                p.evaluation = evaluation;
+                // Committed before the agent runs: a run killed during generation 1 keeps it.
+                let ids = self.judge_children(vec![p], Vec::new())?;
+                seed = ids
+                    .first()
+                    .copied()
+                    .filter(|id| self.pop.get(*id).is_some_and(|i| i.line.fitness.is_some()));
+                placed = 1;
             }
         }
         let mut children: Vec<Child> = Vec::new();
@@ -921,7 +947,7 @@ impl Loop<'_> {
                         c.candidate.clone(),
                         "init",
                         None,
-                        self.pop.smaller_island() + batch.len() % 2,
+                        island_base + (placed + batch.len()) % 2,
                         format!("agent step {} ({})", c.step, c.tool),
                     );
                     p.tokens = run_tokens.take().unwrap_or_default();
@@ -986,11 +1012,7 @@ impl Loop<'_> {
                 ));
             }
         }
-        let first = self.pop.next_id();
         self.judge_children(batch, children)?;
-        let seed = seed_at
-            .map(|k| first + k)
-            .filter(|id| self.pop.get(*id).is_some_and(|i| i.line.fitness.is_some()));
         let model_feasible = |pop: &Population| {
             pop.all
                 .iter()

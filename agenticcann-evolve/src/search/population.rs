@@ -346,6 +346,17 @@ impl Population {
         Ok(Some((l.clone(), ev.clone())))
     }
 
+    /// The earlier run's record of candidate `id` (its line, sources and evaluation), when
+    /// the run folder holds one that resumes: lets the loop re-trace a candidate without
+    /// re-making it (the offline seed without its `synth::search`).
+    pub fn resumed_record(
+        &self,
+        id: usize,
+    ) -> Option<(&CandidateLine, &Candidate, Option<&Evaluation>)> {
+        let (l, c, ev) = id.checked_sub(1).and_then(|i| self.resumed.get(i))?;
+        Some((l, c, ev.as_ref()))
+    }
+
     /// An earlier candidate with the same sources (judged once).
     pub fn by_digest(&self, digest: &str) -> Option<&Individual> {
         self.all.iter().find(|i| {
