@@ -167,6 +167,18 @@ fn usage_errors_exit_2() {
     let (code, _, err) = run(evolve(&root).arg("--replay").arg(root.join("missing")));
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a run folder"), "{err}");
+    // Without a model, a seed or a tiling search nothing would run.
+    for tiling in [&["--no-tiling-search"][..], &["--tiling-variants", "0"][..]] {
+        let (code, _, err) = run(evolve(&root)
+            .args(["--llm", "none", "--no-offline-seed"])
+            .args(tiling));
+        assert_eq!(code, Some(2), "{tiling:?}: {err}");
+        assert!(err.contains("leaves nothing to run"), "{err}");
+    }
+    assert!(
+        !root.join("target").exists(),
+        "a refused run made a run folder"
+    );
 }
 
 #[test]
@@ -693,4 +705,82 @@ fn a_run_killed_mid_generation_resumes_from_its_run_folder() {
     );
     assert_eq!(after[2]["verdict"], "not_applied", "{:#?}", after[2]);
     assert_eq!(last_json(&out)["search"]["best"]["id"], 2);
+}
+
+#[test]
+fn a_run_killed_during_the_generation_1_agent_keeps_its_offline_seed() {
+    let root = setup("g1-resume");
+    let args = [
+        "--op",
+        "add_f16",
+        "--no-tiling-search",
+        "--generations",
+        "1",
+        "--model",
+        "scripted",
+    ];
+    // The agent's first request hangs: the run is killed while it waits.
+    let mut first = ScriptedServer::start(vec![Step::slow(
+        std::time::Duration::from_secs(120),
+        Step::call("submit", good_args(), 1000, 200),
+    )])
+    .unwrap();
+    let run_dir = root.join("run");
+    let mut child = std::process::Command::new(cargo_bin!("cargo-agenticcann"))
+        .args(["agenticcann", "evolve", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .args(args)
+        .arg("--base-url")
+        .arg(first.base_url())
+        .arg("--run-dir")
+        .arg(&run_dir)
+        .env("AGENTICCANN_CACHE_DIR", root.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while first.requests().is_empty() {
+        assert!(
+            t0.elapsed().as_secs() < 600,
+            "the agent never asked the model"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    first.stop();
+    // The seed was committed before the agent started.
+    let before = candidate_lines(&run_dir);
+    assert_eq!(before.len(), 1, "{before:#?}");
+    assert_eq!(before[0]["phase"], "offline");
+    assert!(before[0]["fitness"].is_number(), "{:#}", before[0]);
+
+    let mut second =
+        ScriptedServer::start(vec![Step::call("submit", good_args(), 1000, 200)]).unwrap();
+    let (code, out, err) = run(evolve(&root)
+        .args(args)
+        .args(["--message-format", "json", "--base-url"])
+        .arg(second.base_url())
+        .arg("--run-dir")
+        .arg(&run_dir));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    second.stop();
+    let resuming: Vec<Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == "resuming")
+        .collect();
+    assert_eq!(resuming.len(), 1, "{out}");
+    assert_eq!(resuming[0]["candidates"], 1);
+    let after = candidate_lines(&run_dir);
+    assert_eq!(after[0], before[0], "the seed is re-traced as it was");
+    assert_eq!(
+        after
+            .iter()
+            .map(|l| l["phase"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["offline", "init"]
+    );
 }
