@@ -12,6 +12,8 @@
 //! cargo run --release -p agenticcann-build --example synth_bench -- \
 //!     --baseline agenticcann-build/examples/specs/issue17-baseline.jsonl [filter...]
 //! cargo run --release -p agenticcann-build --example synth_bench -- --write FILE.jsonl
+//! # every variant the search timed, then its choice (on stderr)
+//! cargo run --release -p agenticcann-build --example synth_bench -- --tried [filter...]
 //! # one technique at a time: the default proposal (no search), row by row statistics,
 //! # fast-math forms
 //! cargo run --release -p agenticcann-build --example synth_bench -- --no-search [--per-row] [--fast-math]

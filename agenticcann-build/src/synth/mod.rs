@@ -26,8 +26,8 @@
 //! reductions run `ReduceSum`/`ReduceMax`/`ReduceMin` and come back as scalars applied with
 //! `Adds`/`Muls`; a reduction over a leading axis (masked mean pooling) is a vector
 //! accumulation over the reduced rows. Rows that fit UB are processed whole, in tiles of
-//! rows with double-buffered queues (inputs loaded once per tile); rows that do not fit
-//! (softmax over 151936 f16) run in chunks, one pass per reduction level (each pass
+//! rows with double- or triple-buffered queues (inputs loaded once per tile); rows that do
+//! not fit (softmax over 151936 f16) run in chunks, one pass per reduction level (each pass
 //! recomputes its chunk from GM: max first, then the sum of exponentials, then the
 //! outputs, so it is numerically safe). Ops without reductions whose inputs all have the
 //! output's shape use an element-flat split over every core.
