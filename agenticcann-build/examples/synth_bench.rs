@@ -12,6 +12,8 @@
 //! cargo run --release -p agenticcann-build --example synth_bench -- \
 //!     --baseline agenticcann-build/examples/specs/issue17-baseline.jsonl [filter...]
 //! cargo run --release -p agenticcann-build --example synth_bench -- --write FILE.jsonl
+//! # every variant the search timed, then its choice (on stderr)
+//! cargo run --release -p agenticcann-build --example synth_bench -- --tried [filter...]
 //! # one technique at a time: the default proposal (no search), row by row statistics,
 //! # fast-math forms
 //! cargo run --release -p agenticcann-build --example synth_bench -- --no-search [--per-row] [--fast-math]
@@ -136,6 +138,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let mut dump: Option<PathBuf> = None;
     let mut filters = Vec::new();
     let mut do_search = true;
+    let mut tried = false;
     let mut options = SynthOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -146,6 +149,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
             }
             "--no-baseline" => baseline = None,
             "--no-search" => do_search = false,
+            "--tried" => tried = true,
             "--per-row" => options.row_stats = RowStats::PerRow,
             "--fast-math" => options.fast_math = true,
             "--write" => write = Some(PathBuf::from(args.next().ok_or("--write needs a path")?)),
@@ -182,6 +186,12 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     for op in ops {
         let found = if do_search {
             search(op, &options, &eval).map(|f| {
+                if tried {
+                    for (o, t) in &f.tried {
+                        let t = t.map_or("-".to_string(), |t| format!("{t:.2}"));
+                        eprintln!("{}: tried {t:>8} us  {:?}", op.name, o);
+                    }
+                }
                 eprintln!("{}: chosen {:?}", op.name, f.options);
                 f.best
             })

@@ -97,8 +97,8 @@ enum Mode {
 struct Buf {
     /// Member name.
     name: String,
-    /// `TQue<VECIN, 2>`, `TQue<VECOUT, 2>` or `TBuf<VECCALC>`.
-    decl: &'static str,
+    /// `TQue<VECIN, D>`, `TQue<VECOUT, D>` (D = [`queue_depth`]) or `TBuf<VECCALC>`.
+    decl: String,
     /// Number of buffers (C++ expression over `BN`).
     num: String,
     /// Bytes per buffer (C++ expression over `T`, `P`, `K`, `TL`, `LIN`, `BN`).
@@ -162,10 +162,19 @@ impl<'a> Prog<'a> {
 
     /// Row nodes needed to compute `roots` (stopping at non-row nodes and accumulators).
     fn closure(&self, roots: &[usize]) -> BTreeSet<usize> {
+        self.closure_until(roots, &BTreeSet::new())
+    }
+
+    /// [`closure`](Self::closure) that also stops at the nodes of `stop` (already computed:
+    /// they are in the set, their operands are not unless something else needs them).
+    fn closure_until(&self, roots: &[usize], stop: &BTreeSet<usize>) -> BTreeSet<usize> {
         let mut set = BTreeSet::new();
         let mut stack: Vec<usize> = roots.to_vec();
         while let Some(i) = stack.pop() {
             if self.level(i) != Level::Row || !set.insert(i) {
+                continue;
+            }
+            if stop.contains(&i) {
                 continue;
             }
             match &self.p.nodes[i].op {
@@ -203,6 +212,17 @@ struct Emitter<'a> {
     tile: bool,
     /// The kernel calls `TileReduce` (its buffers and member function are emitted).
     uses_tile: bool,
+    /// `[C]` vector inputs of a tile-statistics kernel issued before the row loop and not
+    /// dequeued yet (queue, fp32 view, dtype): the first tile dequeues them right before
+    /// the first level that reads them, so its earlier levels do not wait for their copy.
+    pending_vecs: Vec<(String, String, Dtype)>,
+}
+
+/// The depth (template argument) of the kernel's queues: 2, or the buffer count when it
+/// is larger (a queue may hold that many enqueued tensors; api-reference §2.5: depth
+/// "generally ≤ 4"). The buffer count itself is `BN`, from the tiling.
+fn queue_depth(p: &TilingParams) -> u32 {
+    p.buffer_num.max(2)
 }
 
 fn w(s: &mut String, indent: usize, line: &str) {
@@ -221,11 +241,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn add_buf(&mut self, name: String, decl: &'static str, num: &str, bytes: String) {
+    fn add_buf(&mut self, name: String, decl: impl Into<String>, num: &str, bytes: String) {
         if !self.bufs.iter().any(|b| b.name == name) {
             self.bufs.push(Buf {
                 name,
-                decl,
+                decl: decl.into(),
                 num: num.to_string(),
                 bytes,
             });
@@ -247,7 +267,7 @@ impl<'a> Emitter<'a> {
         let f = format!("f_{}{name}", pg.pre);
         self.add_buf(
             q.clone(),
-            "TQue<TPosition::VECIN, 2>",
+            format!("TQue<TPosition::VECIN, {}>", queue_depth(self.params)),
             "BN",
             format!("({len}) * {}", d.size_bytes()),
         );
@@ -399,6 +419,30 @@ impl<'a> Emitter<'a> {
                 w(s, ind, &format!("{q}.FreeTensor(q_{f});"));
             }
         }
+    }
+
+    /// Dequeues the [`pending_vecs`](Emitter::pending_vecs) (casting non-fp32 ones into
+    /// their fp32 views) in the first tile only.
+    fn emit_pending_vecs(&mut self, s: &mut String, ind: usize) {
+        if self.pending_vecs.is_empty() {
+            return;
+        }
+        w(s, ind, "if (t0 == 0) {");
+        for (q, f, d) in std::mem::take(&mut self.pending_vecs) {
+            if d == Dtype::F32 {
+                w(s, ind + 1, &format!("{f} = {q}.DeQue<float>();"));
+            } else {
+                let ty = cty(d);
+                w(s, ind + 1, &format!("q_{f} = {q}.DeQue<{ty}>();"));
+                w(
+                    s,
+                    ind + 1,
+                    &format!("Cast({f}, q_{f}, RoundMode::CAST_NONE, P);"),
+                );
+                w(s, ind + 1, &format!("{q}.FreeTensor(q_{f});"));
+            }
+        }
+        w(s, ind, "}");
     }
 
     /// Frees the fp32 inputs held in queues.
@@ -986,12 +1030,8 @@ fn out_bufs(e: &mut Emitter, mode: Mode) {
         } else {
             "32".to_string()
         };
-        e.add_buf(
-            format!("oq_{name}"),
-            "TQue<TPosition::VECOUT, 2>",
-            "BN",
-            format!("({len}) * {sz}"),
-        );
+        let decl = format!("TQue<TPosition::VECOUT, {}>", queue_depth(e.params));
+        e.add_buf(format!("oq_{name}"), decl, "BN", format!("({len}) * {sz}"));
     }
 }
 
@@ -1382,10 +1422,35 @@ fn nonneg(pg: &Prog, i: usize) -> bool {
 /// loop the level's reductions run over the whole tile (`TileReduce`) and their results
 /// are read into per-row arrays (`A{i}`: value, `B{i}`: error sum, `K{i}`: shift), from
 /// which every later loop recomputes the row's scalars.
-fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), SynthError> {
+///
+/// A row node an earlier level computes anyway and a later level needs again (Add+RMSNorm's
+/// `h = x + residual`) is not recomputed: the earlier loop writes it over the tile of a row
+/// input that nothing else reads (`f_x`), and later loops read it from there. A full-row
+/// output complete after an earlier level (that same `h`) is cast and copied out right after
+/// that level's loop, so its MTE3 transfer overlaps the later levels; the names of such
+/// outputs are returned (the caller copies out only the others).
+fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<String>, SynthError> {
     let lw = e.lw;
     let pg = Prog::new(&lw.prog, "");
     let n_nodes = lw.prog.nodes.len();
+    // Consumers of every node, over the whole program.
+    let mut users: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+    for (i, n) in lw.prog.nodes.iter().enumerate() {
+        let ops: Vec<usize> = match &n.op {
+            Op::Un(_, a) => vec![*a],
+            Op::Bin(_, a, b) => vec![*a, *b],
+            Op::Where(c, a, b) => vec![*c, *a, *b],
+            Op::RedLast(_, a) => vec![*a],
+            _ => vec![],
+        };
+        for o in ops {
+            users.entry(o).or_default().insert(i);
+        }
+    }
+    let output_node = |i: usize| lw.outputs.iter().any(|(_, _, n)| *n == i);
+    // Row nodes already computed into a tile by an earlier level: node -> its view.
+    let mut carried: HashMap<usize, String> = HashMap::new();
+    let mut early: Vec<String> = Vec::new();
     let reds_of = |pass: u32| -> Vec<usize> {
         (0..n_nodes)
             .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)) && pg.stage[i] == pass)
@@ -1408,6 +1473,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
         let roots: Vec<usize> = if pass == final_pass {
             lw.outputs
                 .iter()
+                .filter(|(name, _, _)| !early.contains(name))
                 .map(|(_, _, n)| *n)
                 .filter(|&n| lw.prog.nodes[n].level == Level::Row)
                 .collect()
@@ -1419,8 +1485,69 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
                 })
                 .collect()
         };
-        let set = pg.closure(&roots);
+        let stop: BTreeSet<usize> = carried.keys().copied().collect();
+        let set = pg.closure_until(&roots, &stop);
         let ins: Vec<usize> = pg.inputs_of(&set);
+        // Row nodes of this level that a later level needs too, each with a row input only
+        // it reads (and no output): computed over that input's tile, kept for later.
+        let later: BTreeSet<usize> = {
+            let mut l = BTreeSet::new();
+            for q in pass + 1..=final_pass {
+                let r: Vec<usize> = if q == final_pass {
+                    lw.outputs
+                        .iter()
+                        .map(|(_, _, n)| *n)
+                        .filter(|&n| lw.prog.nodes[n].level == Level::Row)
+                        .collect()
+                } else {
+                    reds_of(q)
+                        .iter()
+                        .map(|&i| match &lw.prog.nodes[i].op {
+                            Op::RedLast(_, a) => *a,
+                            _ => i,
+                        })
+                        .collect()
+                };
+                l.extend(pg.closure_until(&r, &stop));
+            }
+            l
+        };
+        let mut carry: HashMap<usize, String> = HashMap::new();
+        if pass < final_pass && !e.compensate {
+            for &i in &set {
+                if stop.contains(&i) || !later.contains(&i) {
+                    continue;
+                }
+                let ops: Vec<usize> = match &pg.p.nodes[i].op {
+                    Op::Un(_, a) => vec![*a],
+                    Op::Bin(_, a, b) => vec![*a, *b],
+                    Op::Where(c, a, b) => vec![*c, *a, *b],
+                    _ => continue,
+                };
+                let host = ops.iter().copied().find(|&o| {
+                    matches!(
+                        &pg.p.nodes[o].op,
+                        Op::Input {
+                            access: Access::Row { .. },
+                            ..
+                        }
+                    ) && !output_node(o)
+                        && users.get(&o).is_some_and(|u| u.len() == 1)
+                        && carry.values().all(|v| {
+                            let Op::Input { name, .. } = &pg.p.nodes[o].op else {
+                                return false;
+                            };
+                            *v != format!("f_{name}[o]")
+                        })
+                });
+                if let Some(h) = host {
+                    let Op::Input { name, .. } = &pg.p.nodes[h].op else {
+                        continue;
+                    };
+                    carry.insert(i, format!("f_{name}[o]"));
+                }
+            }
+        }
         // Per reduction: its shift and where its rows are, tile-wide: an input's tile
         // (`f_x`) or a tile buffer (`rtb{k}`) the loop writes.
         let mut plans: Vec<(usize, ReduceOp, usize, Shift, String)> = Vec::new();
@@ -1483,6 +1610,18 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
                 "(R != 0 ? T + 8 : 8) * 4".into(),
             );
         }
+        let reads_vec = ins.iter().any(|&j| {
+            matches!(
+                &pg.p.nodes[j].op,
+                Op::Input {
+                    access: Access::Vec,
+                    ..
+                }
+            )
+        });
+        if reads_vec || pass == final_pass {
+            e.emit_pending_vecs(s, ind);
+        }
         w(s, ind, "for (uint32_t j = 0; j < nt; j++) {");
         let ind2 = ind + 1;
         open_row(s, ind2);
@@ -1531,11 +1670,45 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
                 }
             }
         }
+        // Nodes carried to later levels are computed over their host input's tile.
+        carry.retain(|i, v| {
+            if views.contains_key(i) || dest.contains_key(i) {
+                return false;
+            }
+            dest.insert(*i, v.clone());
+            true
+        });
+        for (&i, v) in &carried {
+            views.insert(i, v.clone());
+        }
         let los = if !set.is_empty() || !roots.is_empty() {
             e.emit_rows_to(s, ind2, &pg, &set, &roots, &mut views, &dest)?
         } else {
             HashMap::new()
         };
+        for (i, v) in carry {
+            if views.get(&i) == Some(&v) && !los.contains_key(&i) {
+                carried.insert(i, v);
+            }
+        }
+        // Full-row outputs complete at this level: cast into the output tile now. Only
+        // from a view that later instructions of the row do not overwrite (a row input's
+        // tile, or a carried node over one; temporaries are reused within the row), and
+        // without compensated sums (their error terms are folded in elsewhere).
+        let mut early_now: Vec<String> = Vec::new();
+        if pass < final_pass && !e.compensate {
+            for (name, d, node) in &lw.outputs {
+                if full_output(e, name)
+                    && pg.level(*node) == Level::Row
+                    && views.get(node).is_some_and(|v| v.starts_with("f_"))
+                    && !los.contains_key(node)
+                    && !early.contains(name)
+                {
+                    emit_store(s, ind2, &pg, *node, &views, &format!("o_{name}[o]"), *d);
+                    early_now.push(name.clone());
+                }
+            }
+        }
         if pass < final_pass {
             for (k, (i, op, a, shift, tile)) in plans.iter().enumerate() {
                 let x = views[a].clone();
@@ -1576,7 +1749,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
             }
         } else {
             for (name, d, node) in &lw.outputs {
-                if !full_output(e, name) {
+                if !full_output(e, name) || early.contains(name) {
                     continue;
                 }
                 if let Some(l) = los.get(node) {
@@ -1601,6 +1774,12 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
             }
         }
         w(s, ind, "}");
+        // Outputs complete at this level leave now; MTE3 copies them under later levels.
+        for name in early_now {
+            let (_, d, _) = lw.outputs.iter().find(|(n, _, _)| *n == name).unwrap();
+            emit_tile_copy_out(s, ind, &name, *d, true);
+            early.push(name);
+        }
         if pass < final_pass {
             // The level's statistics over the whole tile, then one batch of scalar reads.
             for (k, (i, op, _, _, tile)) in plans.iter().enumerate() {
@@ -1634,7 +1813,22 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
             w(s, ind, "}");
         }
     }
-    Ok(())
+    Ok(early)
+}
+
+/// The copy-out of a resident tile's output `name` (EnQue, DeQue, DataCopyPad of `nt` rows
+/// or values, FreeTensor).
+fn emit_tile_copy_out(s: &mut String, ind: usize, name: &str, d: Dtype, full: bool) {
+    let ty = cty(d);
+    let sz = d.size_bytes();
+    w(s, ind, &format!("oq_{name}.EnQue(o_{name});"));
+    w(s, ind, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
+    if full {
+        w(s, ind, &format!("DataCopyPad(g_{name}[row0 * C], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0, 0}});"));
+    } else {
+        w(s, ind, &format!("DataCopyPad(g_{name}[row0], o_{name}, DataCopyExtParams{{1, nt * {sz}u, 0, 0, 0}});"));
+    }
+    w(s, ind, &format!("oq_{name}.FreeTensor(o_{name});"));
 }
 
 fn emit_store(
@@ -1721,6 +1915,7 @@ pub(crate) fn emit(
         params: &options.params,
         tile: options.row_stats == RowStats::Tile && has_red && !has_mid_any && !lw.flat,
         uses_tile: false,
+        pending_vecs: Vec::new(),
         bufs: Vec::new(),
         ntemps: 0,
         body: String::new(),
@@ -1876,23 +2071,67 @@ pub(crate) fn emit(
                 w(s, ind, "}");
                 deq
             };
-        let next = ("row0 + T", "myRows - t0 - T");
+        // With three buffers per queue (a kernel emitted for `buffer_num` 3) the copy-in
+        // runs BN − 1 tiles ahead: tiles 0 and 1 before the loop, tile t + BN − 1 at the
+        // start of tile t, so MTE2 has the next two tiles queued while the vector pipe is
+        // held at tile t's statistics read-back. The same kernel is correct for BN 1 or 2.
+        let deep = e.params.buffer_num > 2;
+        let next = if deep {
+            ("row0 + (BN - 1) * T", "myRows - t0 - (BN - 1) * T")
+        } else {
+            ("row0 + T", "myRows - t0 - T")
+        };
         let deq = issue_tile(&mut e, s, 2, "{", "start", "myRows");
         // The vectors after the first row tile: MTE2 runs in order, so their small copies
         // land right behind it instead of delaying it, and their casts overlap its copy.
-        e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
+        if e.tile {
+            let issued = e.emit_issue(
+                s,
+                2,
+                &pg,
+                &vecs,
+                "TL",
+                Mode::Resident,
+                "0u",
+                "0u",
+                ("row0", "nt"),
+            );
+            for (q, f, d, _) in issued {
+                if d == Dtype::F32 {
+                    w(s, 2, &format!("LocalTensor<float> {f};"));
+                } else {
+                    let fb = f.replacen("f_", "fb_", 1);
+                    w(
+                        s,
+                        2,
+                        &format!("LocalTensor<float> {f} = {fb}.Get<float>();"),
+                    );
+                }
+                e.pending_vecs.push((q, f, d));
+            }
+        } else {
+            e.emit_loads(s, 2, &pg, &vecs, "TL", Mode::Resident, "0u", "0u");
+        }
+        if deep {
+            issue_tile(
+                &mut e,
+                s,
+                2,
+                "if (BN > 2 && T < myRows) {",
+                "start + T",
+                "myRows - T",
+            );
+        }
         w(s, 2, "for (uint32_t t0 = 0; t0 < myRows; t0 += T) {");
         w(s, 3, "uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;");
         w(s, 3, "uint32_t row0 = start + t0;");
         e.emit_consume(s, 3, deq, true);
-        issue_tile(
-            &mut e,
-            s,
-            3,
-            "if (BN > 1 && t0 + T < myRows) {",
-            next.0,
-            next.1,
-        );
+        let ahead = if deep {
+            "if (BN > 1 && t0 + (BN - 1) * T < myRows) {"
+        } else {
+            "if (BN > 1 && t0 + T < myRows) {"
+        };
+        issue_tile(&mut e, s, 3, ahead, next.0, next.1);
         for (name, d, _) in &lw.outputs {
             let ty = cty(*d);
             w(
@@ -1901,9 +2140,10 @@ pub(crate) fn emit(
                 &format!("LocalTensor<{ty}> o_{name} = oq_{name}.AllocTensor<{ty}>();"),
             );
         }
+        let mut early: Vec<String> = Vec::new();
         if e.tile {
             let mut rb = String::new();
-            emit_tile_body(&mut e, &mut rb, 3)?;
+            early = emit_tile_body(&mut e, &mut rb, 3)?;
             s.push_str(&rb);
         } else {
             w(s, 3, "for (uint32_t j = 0; j < nt; j++) {");
@@ -1914,16 +2154,9 @@ pub(crate) fn emit(
             w(s, 3, "}");
         }
         for (name, d, _) in &lw.outputs {
-            let ty = cty(*d);
-            let sz = d.size_bytes();
-            w(s, 3, &format!("oq_{name}.EnQue(o_{name});"));
-            w(s, 3, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
-            if full_output(&e, name) {
-                w(s, 3, &format!("DataCopyPad(g_{name}[row0 * C], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0, 0}});"));
-            } else {
-                w(s, 3, &format!("DataCopyPad(g_{name}[row0], o_{name}, DataCopyExtParams{{1, nt * {sz}u, 0, 0, 0}});"));
+            if !early.contains(name) {
+                emit_tile_copy_out(s, 3, name, *d, full_output(&e, name));
             }
-            w(s, 3, &format!("oq_{name}.FreeTensor(o_{name});"));
         }
         e.emit_frees(s, 3, &pg, &rows_in);
         issue_tile(
@@ -1931,8 +2164,8 @@ pub(crate) fn emit(
             s,
             3,
             "if (BN == 1 && t0 + T < myRows) {",
-            next.0,
-            next.1,
+            "row0 + T",
+            "myRows - t0 - T",
         );
         w(s, 2, "}");
         e.emit_frees(s, 2, &pg, &vecs);
@@ -2345,6 +2578,11 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
         s.push_str("  uint64_t lo = 1, hi = (max_tile / 64) > 0 ? max_tile / 64 : 1;\n  if (hi > per / 64) hi = per / 64;\n  if (hi == 0) hi = 1;\n");
         s.push_str("  auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64, 0}; return ub_bytes(z) <= budget; };\n");
         s.push_str("  if (!fits(1)) return 1;\n  while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits(mid)) lo = mid; else hi = mid - 1; }\n");
+        let _ = writeln!(
+            s,
+            "  // Even chunks: as few as fit, at least {} per core (copy-in and copy-out overlap\n  // compute; a short last chunk would not shorten the pipeline's fill or drain).\n  {{\n    const uint64_t units_pc = per / 64;\n    uint64_t nch = (units_pc + lo - 1) / lo;\n    if (nch < {}) nch = {} < units_pc ? {} : units_pc;\n    if (nch == 0) nch = 1;\n    lo = (units_pc + nch - 1) / nch;\n  }}",
+            p.tiles_per_core, p.tiles_per_core, p.tiles_per_core, p.tiles_per_core
+        );
         s.push_str("  tiling->total = static_cast<uint32_t>(total);\n  tiling->per_core = static_cast<uint32_t>(per);\n  tiling->chunk = static_cast<uint32_t>(lo * 64);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
     } else {
         let _ = writeln!(s, "  const uint64_t rows = {};", prod64(&lw.prog.lead));

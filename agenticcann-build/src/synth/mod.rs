@@ -26,8 +26,8 @@
 //! reductions run `ReduceSum`/`ReduceMax`/`ReduceMin` and come back as scalars applied with
 //! `Adds`/`Muls`; a reduction over a leading axis (masked mean pooling) is a vector
 //! accumulation over the reduced rows. Rows that fit UB are processed whole, in tiles of
-//! rows with double-buffered queues (inputs loaded once per tile); rows that do not fit
-//! (softmax over 151936 f16) run in chunks, one pass per reduction level (each pass
+//! rows with double- or triple-buffered queues (inputs loaded once per tile); rows that do
+//! not fit (softmax over 151936 f16) run in chunks, one pass per reduction level (each pass
 //! recomputes its chunk from GM: max first, then the sum of exponentials, then the
 //! outputs, so it is numerically safe). Ops without reductions whose inputs all have the
 //! output's shape use an element-flat split over every core.
@@ -62,7 +62,9 @@ pub struct TilingParams {
     /// length; chunked rows and element-flat tiles: chunk length). The UB budget may make
     /// tiles smaller. Default 16384.
     pub max_tile_elems: u64,
-    /// Buffers per queue: 2 = double buffering (default), 1 = single.
+    /// Buffers per queue: 2 = double buffering (default), 1 = single, 3 = triple (whole-row
+    /// tiles are then prefetched two ahead). The UB budget counts every buffer, so more
+    /// buffers mean smaller tiles.
     pub buffer_num: u32,
     /// Most cores (blocks) to launch; the platform's vector core count caps it. Default
     /// 65535 (all cores).
@@ -158,9 +160,9 @@ pub enum SynthError {
 /// [`SynthError::Params`] for out-of-range parameters.
 pub fn propose(op: &OpSpec, options: &SynthOptions) -> Result<Candidate, SynthError> {
     let p = &options.params;
-    if !(1..=2).contains(&p.buffer_num) {
+    if !(1..=3).contains(&p.buffer_num) {
         return Err(SynthError::Params(format!(
-            "buffer_num must be 1 or 2, not {}",
+            "buffer_num must be 1, 2 or 3, not {}",
             p.buffer_num
         )));
     }
@@ -184,35 +186,41 @@ pub fn propose(op: &OpSpec, options: &SynthOptions) -> Result<Candidate, SynthEr
 /// The option sets [`search`] tries for an op, in its fixed order (ties go to the earlier
 /// one): `base` first, then for exact and [`fast_math`](SynthOptions::fast_math) forms, tile
 /// sizes of 16384 and 32768 elements at two, four or one tiles per core with tile-wide row
-/// statistics, and `base`'s tiling with per-row statistics (buffer and block counts are
-/// `base`'s throughout).
+/// statistics and `base`'s buffer count, the same at two or four tiles per core with three
+/// buffers per queue (the UB budget counts every buffer, so the tiling shrinks the tiles to
+/// fit; a kernel that no longer fits as whole rows falls back to chunked rows and is simply
+/// slower), and `base`'s tiling with per-row statistics (block counts are `base`'s
+/// throughout). At most 22 sets; fewer distinct kernels once identical code is merged.
 pub fn variants(base: &SynthOptions) -> Vec<SynthOptions> {
     let mut out = vec![base.clone()];
+    let mut push = |o: SynthOptions| {
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    };
     for fast_math in [base.fast_math, !base.fast_math] {
-        for tiles_per_core in [2, 4, 1] {
-            for max_tile_elems in [16384, 32768] {
-                let o = SynthOptions {
-                    params: TilingParams {
-                        max_tile_elems,
-                        tiles_per_core,
-                        ..base.params.clone()
-                    },
-                    row_stats: RowStats::Tile,
-                    fast_math,
-                };
-                if !out.contains(&o) {
-                    out.push(o);
+        let grid: [(u32, &[u32]); 2] = [(base.params.buffer_num, &[2, 4, 1]), (3, &[2, 4])];
+        for (buffer_num, tpcs) in grid {
+            for &tiles_per_core in tpcs {
+                for max_tile_elems in [16384, 32768] {
+                    push(SynthOptions {
+                        params: TilingParams {
+                            max_tile_elems,
+                            tiles_per_core,
+                            buffer_num,
+                            ..base.params.clone()
+                        },
+                        row_stats: RowStats::Tile,
+                        fast_math,
+                    });
                 }
             }
         }
-        let per_row = SynthOptions {
+        push(SynthOptions {
             row_stats: RowStats::PerRow,
             fast_math,
             ..base.clone()
-        };
-        if !out.contains(&per_row) {
-            out.push(per_row);
-        }
+        });
     }
     out
 }
