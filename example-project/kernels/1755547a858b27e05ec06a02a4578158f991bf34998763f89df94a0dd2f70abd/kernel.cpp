@@ -86,9 +86,9 @@ class SynthKernel {
     LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
     DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
     iq_beta.EnQue(q_f_beta);
-    LocalTensor<float> f_b = iq_b.DeQue<float>();
-    LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
-    LocalTensor<float> f_beta = iq_beta.DeQue<float>();
+    LocalTensor<float> f_b;
+    LocalTensor<float> f_gamma;
+    LocalTensor<float> f_beta;
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -107,6 +107,11 @@ class SynthKernel {
       LocalTensor<float> o_y = oq_y.AllocTensor<float>();
       float A5[256], B5[256], K5[256];
       float A8[256], B8[256], K8[256];
+      if (t0 == 0) {
+        f_b = iq_b.DeQue<float>();
+        f_gamma = iq_gamma.DeQue<float>();
+        f_beta = iq_beta.DeQue<float>();
+      }
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;

@@ -43,13 +43,20 @@ class SynthKernel {
     DataCopyPad(q_f_b, g_b[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
     iq_b.EnQue(q_f_b);
     LocalTensor<float> f_b = iq_b.DeQue<float>();
+    if (BN > 2 && T < myRows) {
+      uint32_t rowN = start + T;
+      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
+      LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_inner], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
       LocalTensor<float> f_x = iq_x.DeQue<float>();
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
+        uint32_t rowN = row0 + (BN - 1) * T;
+        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
         LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
         DataCopyPad(q_f_x, g_x[(rowN) * t.d_inner], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
         iq_x.EnQue(q_f_x);
@@ -110,9 +117,9 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_z;
-  TQue<TPosition::VECIN, 2> iq_x;
-  TQue<TPosition::VECIN, 2> iq_b;
+  TQue<TPosition::VECOUT, 3> oq_z;
+  TQue<TPosition::VECIN, 3> iq_x;
+  TQue<TPosition::VECIN, 3> iq_b;
   TBuf<TPosition::VECCALC> tb0;
   GlobalTensor<float> g_b;
   GlobalTensor<float> g_x;

@@ -88,8 +88,8 @@ class SynthKernel {
     LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
     DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
     iq_beta.EnQue(q_f_beta);
-    LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
-    LocalTensor<float> f_beta = iq_beta.DeQue<float>();
+    LocalTensor<float> f_gamma;
+    LocalTensor<float> f_beta;
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -178,6 +178,10 @@ class SynthKernel {
       for (uint32_t j = 0; j < nt; j++) {
         A8[j] = stb0.GetValue(j);
         B8[j] = 0.0f;
+      }
+      if (t0 == 0) {
+        f_gamma = iq_gamma.DeQue<float>();
+        f_beta = iq_beta.DeQue<float>();
       }
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;

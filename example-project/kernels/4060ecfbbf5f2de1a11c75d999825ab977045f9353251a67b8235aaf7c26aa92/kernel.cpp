@@ -59,6 +59,18 @@ class SynthKernel {
       }
       iq_mask.EnQue(q_f_mask);
     }
+    if (BN > 2 && T < myRows) {
+      uint32_t rowN = start + T;
+      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
+      LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+      DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_scores.EnQue(q_f_scores);
+      LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      }
+      iq_mask.EnQue(q_f_mask);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -70,9 +82,9 @@ class SynthKernel {
       LocalTensor<float> f_mask = fb_mask.Get<float>();
       Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, nt * P);
       iq_mask.FreeTensor(q_f_mask);
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
+        uint32_t rowN = row0 + (BN - 1) * T;
+        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
         LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
         DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_scores.EnQue(q_f_scores);
@@ -91,8 +103,8 @@ class SynthKernel {
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
-        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
-        Add(rtb0[o], tmp0, f_mask[o], n);
+        Muls(f_scores[o], f_scores[o], 1.7677669e-1f, n);
+        Add(rtb0[o], f_scores[o], f_mask[o], n);
         K5[j] = 0.0f;
       }
       TileReduce(stb0, rtb0, nt, 1);
@@ -109,9 +121,8 @@ class SynthKernel {
         float a5 = A5[j], b5 = B5[j], k5 = K5[j];
         (void)b5; (void)k5;
         float s5 = a5;
-        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
-        Add(tmp0, tmp0, f_mask[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Add(f_mask[o], f_scores[o], f_mask[o], n);
+        Adds(tmp0, f_mask[o], -(s5), n);
         Exp(rtb0[o], tmp0, n);
         K8[j] = 0.0f;
       }
@@ -132,9 +143,7 @@ class SynthKernel {
         float a8 = A8[j], b8 = B8[j], k8 = K8[j];
         (void)b8; (void)k8;
         float s8 = a8;
-        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
-        Add(tmp0, tmp0, f_mask[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Adds(tmp0, f_mask[o], -(s5), n);
         Exp(tmp0, tmp0, n);
         Muls(tmp0, tmp0, 1.0f / (s8), n);
         Cast(o_probs[o], tmp0, RoundMode::CAST_RINT, n);
@@ -324,10 +333,10 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_probs;
-  TQue<TPosition::VECIN, 2> iq_scores;
+  TQue<TPosition::VECOUT, 3> oq_probs;
+  TQue<TPosition::VECIN, 3> iq_scores;
   TBuf<TPosition::VECCALC> fb_scores;
-  TQue<TPosition::VECIN, 2> iq_mask;
+  TQue<TPosition::VECIN, 3> iq_mask;
   TBuf<TPosition::VECCALC> fb_mask;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;

@@ -79,18 +79,19 @@ class SynthKernel {
     LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
     DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
     iq_beta.EnQue(q_f_beta);
-    q_f_b = iq_b.DeQue<half>();
     LocalTensor<float> f_b = fb_b.Get<float>();
-    Cast(f_b, q_f_b, RoundMode::CAST_NONE, P);
-    iq_b.FreeTensor(q_f_b);
-    q_f_gamma = iq_gamma.DeQue<half>();
     LocalTensor<float> f_gamma = fb_gamma.Get<float>();
-    Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
-    iq_gamma.FreeTensor(q_f_gamma);
-    q_f_beta = iq_beta.DeQue<half>();
     LocalTensor<float> f_beta = fb_beta.Get<float>();
-    Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
-    iq_beta.FreeTensor(q_f_beta);
+    if (BN > 2 && T < myRows) {
+      uint32_t rowN = start + T;
+      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
+      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_x.EnQue(q_f_x);
+      LocalTensor<half> q_f_residual = iq_residual.AllocTensor<half>();
+      DataCopyPad(q_f_residual, g_residual[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_residual.EnQue(q_f_residual);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -102,9 +103,9 @@ class SynthKernel {
       LocalTensor<float> f_residual = fb_residual.Get<float>();
       Cast(f_residual, q_f_residual, RoundMode::CAST_NONE, nt * P);
       iq_residual.FreeTensor(q_f_residual);
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
+        uint32_t rowN = row0 + (BN - 1) * T;
+        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
         LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
         DataCopyPad(q_f_x, g_x[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_x.EnQue(q_f_x);
@@ -115,16 +116,27 @@ class SynthKernel {
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
       float A5[256], B5[256], K5[256];
       float A8[256], B8[256], K8[256];
+      if (t0 == 0) {
+        q_f_b = iq_b.DeQue<half>();
+        Cast(f_b, q_f_b, RoundMode::CAST_NONE, P);
+        iq_b.FreeTensor(q_f_b);
+        q_f_gamma = iq_gamma.DeQue<half>();
+        Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+        iq_gamma.FreeTensor(q_f_gamma);
+        q_f_beta = iq_beta.DeQue<half>();
+        Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+        iq_beta.FreeTensor(q_f_beta);
+      }
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
-        Add(tmp0, f_x[o], f_b, n);
-        Add(tmp0, tmp0, f_residual[o], n);
-        K5[j] = tmp0.GetValue(0);
-        Adds(rtb0[o], tmp0, -K5[j], n);
+        Add(f_x[o], f_x[o], f_b, n);
+        Add(f_residual[o], f_x[o], f_residual[o], n);
+        K5[j] = f_residual[o].GetValue(0);
+        Adds(rtb0[o], f_residual[o], -K5[j], n);
       }
       TileReduce(stb0, rtb0, nt, 0);
       for (uint32_t j = 0; j < nt; j++) {
@@ -140,9 +152,7 @@ class SynthKernel {
         float a5 = A5[j], b5 = B5[j], k5 = K5[j];
         (void)b5; (void)k5;
         float s5 = k5 + a5 / static_cast<float>(C);
-        Add(tmp0, f_x[o], f_b, n);
-        Add(tmp0, tmp0, f_residual[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Adds(tmp0, f_residual[o], -(s5), n);
         Mul(rtb0[o], tmp0, tmp0, n);
         K8[j] = 0.0f;
       }
@@ -165,9 +175,7 @@ class SynthKernel {
         float s8 = k8 + a8 / static_cast<float>(C);
         float s10 = s8 + 1e-12f;
         float s11 = 1.0f / sqrtf(s10);
-        Add(tmp0, f_x[o], f_b, n);
-        Add(tmp0, tmp0, f_residual[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Adds(tmp0, f_residual[o], -(s5), n);
         Muls(tmp0, tmp0, s11, n);
         Mul(tmp0, tmp0, f_gamma, n);
         Add(tmp0, tmp0, f_beta, n);
@@ -400,16 +408,16 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_x;
+  TQue<TPosition::VECOUT, 3> oq_y;
+  TQue<TPosition::VECIN, 3> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
-  TQue<TPosition::VECIN, 2> iq_residual;
+  TQue<TPosition::VECIN, 3> iq_residual;
   TBuf<TPosition::VECCALC> fb_residual;
-  TQue<TPosition::VECIN, 2> iq_b;
+  TQue<TPosition::VECIN, 3> iq_b;
   TBuf<TPosition::VECCALC> fb_b;
-  TQue<TPosition::VECIN, 2> iq_gamma;
+  TQue<TPosition::VECIN, 3> iq_gamma;
   TBuf<TPosition::VECCALC> fb_gamma;
-  TQue<TPosition::VECIN, 2> iq_beta;
+  TQue<TPosition::VECIN, 3> iq_beta;
   TBuf<TPosition::VECCALC> fb_beta;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;

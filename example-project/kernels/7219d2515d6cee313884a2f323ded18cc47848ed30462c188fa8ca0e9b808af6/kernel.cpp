@@ -48,6 +48,13 @@ class SynthKernel {
     LocalTensor<float> f_b = fb_b.Get<float>();
     Cast(f_b, q_f_b, RoundMode::CAST_NONE, P);
     iq_b.FreeTensor(q_f_b);
+    if (BN > 2 && T < myRows) {
+      uint32_t rowN = start + T;
+      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
+      LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+      DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_x.EnQue(q_f_x);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -55,9 +62,9 @@ class SynthKernel {
       LocalTensor<float> f_x = fb_x.Get<float>();
       Cast(f_x, q_f_x, RoundMode::CAST_NONE, nt * P);
       iq_x.FreeTensor(q_f_x);
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
+        uint32_t rowN = row0 + (BN - 1) * T;
+        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
         LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
         DataCopyPad(q_f_x, g_x[(rowN) * t.d_cols], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_x.EnQue(q_f_x);
@@ -120,10 +127,10 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_x;
+  TQue<TPosition::VECOUT, 3> oq_y;
+  TQue<TPosition::VECIN, 3> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
-  TQue<TPosition::VECIN, 2> iq_b;
+  TQue<TPosition::VECIN, 3> iq_b;
   TBuf<TPosition::VECCALC> fb_b;
   TBuf<TPosition::VECCALC> tb0;
   GlobalTensor<half> g_b;

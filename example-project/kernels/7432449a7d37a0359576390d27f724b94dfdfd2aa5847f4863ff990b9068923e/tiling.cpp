@@ -40,6 +40,15 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   auto fits = [&](uint64_t k) { Sizes z{0, 0, 1, k * 64, BN, k * 64, k * 64, 0}; return ub_bytes(z) <= budget; };
   if (!fits(1)) return 1;
   while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits(mid)) lo = mid; else hi = mid - 1; }
+  // Even chunks: as few as fit, at least 2 per core (copy-in and copy-out overlap
+  // compute; a short last chunk would not shorten the pipeline's fill or drain).
+  {
+    const uint64_t units_pc = per / 64;
+    uint64_t nch = (units_pc + lo - 1) / lo;
+    if (nch < 2) nch = 2 < units_pc ? 2 : units_pc;
+    if (nch == 0) nch = 1;
+    lo = (units_pc + nch - 1) / nch;
+  }
   tiling->total = static_cast<uint32_t>(total);
   tiling->per_core = static_cast<uint32_t>(per);
   tiling->chunk = static_cast<uint32_t>(lo * 64);

@@ -66,9 +66,9 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_y;
+  TQue<TPosition::VECOUT, 3> oq_y;
   TBuf<TPosition::VECCALC> accb0;
-  TQue<TPosition::VECIN, 2> iq_m0_x;
+  TQue<TPosition::VECIN, 3> iq_m0_x;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
 };

@@ -20,19 +20,12 @@ class SynthKernel {
     pipe.InitBuffer(oq_y, BN, (((T + 32) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
-    pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
-    pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
-    accb = accbuf.Get<float>();
-    foldb = tb0.Get<float>();
-    rtb0 = rtbuf0.Get<float>();
-    stb0 = stbuf0.Get<float>();
   }
 
   __aicore__ inline void Process() {
@@ -64,29 +57,17 @@ class SynthKernel {
         iq_x.EnQue(q_f_x);
       }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
-      float A2[256], B2[256], K2[256];
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
         uint32_t o = j * P;
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
-        Mul(rtb0[o], f_x[o], f_x[o], n);
-        K2[j] = 0.0f;
-      }
-      TileReduce(stb0, rtb0, nt, 0);
-      for (uint32_t j = 0; j < nt; j++) {
-        A2[j] = stb0.GetValue(j);
-        B2[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a2 = A2[j], b2 = B2[j], k2 = K2[j];
-        (void)b2; (void)k2;
+        Mul(tmp0, f_x[o], f_x[o], n);
+        float a2 = 0.0f, k2 = 0.0f, b2 = 0.0f;
+        (void)k2; (void)b2;
+        ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
+        a2 = redb.GetValue(0);
         float s2 = a2;
         float s3 = sqrtf(s2);
         o_y.SetValue(j, static_cast<half>(s3));
@@ -145,89 +126,19 @@ class SynthKernel {
   }
 
  private:
-  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
-                                const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
-                                const BinaryRepeatParams& p) {
-    uint64_t m = static_cast<uint64_t>(lanes);
-    if (kind == 0) Add(d, a, b, m, rep, p);
-    else if (kind == 1) Max(d, a, b, m, rep, p);
-    else Min(d, a, b, m, rep, p);
-  }
-  __aicore__ inline void FoldOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
-                                const LocalTensor<float>& b, uint32_t count) {
-    int32_t c = static_cast<int32_t>(count);
-    if (kind == 0) Add(d, a, b, c);
-    else if (kind == 1) Max(d, a, b, c);
-    else Min(d, a, b, c);
-  }
-  __aicore__ inline void WholeOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& x, uint32_t lanes,
-                                 uint32_t rep, uint32_t srcRep) {
-    int32_t m = static_cast<int32_t>(lanes), r = static_cast<int32_t>(rep), sr = static_cast<int32_t>(srcRep);
-    if (kind == 0) WholeReduceSum(d, x, m, r, 1, 1, sr);
-    else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
-    else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
-  }
-  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
-    const uint32_t G = C / 64u, tl = C % 64u;
-    if (P <= 2040u) {
-      const uint8_t rs = static_cast<uint8_t>(P / 8u);
-      if (G == 0u) {
-        WholeOp(kind, dst, x, tl, nt, rs);
-        return;
-      }
-      if (G == 1u && tl == 0u) {
-        WholeOp(kind, dst, x, 64u, nt, rs);
-        return;
-      }
-      if (G >= 2u) {
-        TileOp(kind, accb, x, x[64], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, rs, rs));
-      } else {
-        Adds(accb, x, 0.0f, static_cast<uint64_t>(64), nt, UnaryRepeatParams(1, 1, 8, rs));
-      }
-      for (uint32_t g = 2u; g < G; g++) {
-        TileOp(kind, accb, accb, x[g * 64u], 64u, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
-      }
-      if (tl > 0u) {
-        TileOp(kind, accb, accb, x[G * 64u], tl, nt, BinaryRepeatParams(1, 1, 1, 8, 8, rs));
-      }
-      WholeOp(kind, dst, accb, 64u, nt, 8u);
-      return;
-    }
-    for (uint32_t j = 0; j < nt; j++) {
-      LocalTensor<float> row = x[j * P];
-      const uint32_t h = G / 2u * 64u;
-      FoldOp(kind, foldb, row, row[h], h);
-      if (G % 2u) FoldOp(kind, foldb, foldb, row[2u * h], 64u);
-      if (tl > 0u) FoldOp(kind, foldb, foldb, row[G * 64u], tl);
-      uint32_t len = h;
-      while (len > 64u) {
-        const uint32_t g = len / 64u, hh = g / 2u * 64u;
-        FoldOp(kind, foldb, foldb, foldb[hh], hh);
-        if (g % 2u) FoldOp(kind, foldb, foldb, foldb[2u * hh], 64u);
-        len = hh;
-      }
-      WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
-    }
-  }
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
   TQue<TPosition::VECIN, 2> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
-  TBuf<TPosition::VECCALC> rtbuf0;
-  TBuf<TPosition::VECCALC> stbuf0;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
-  TBuf<TPosition::VECCALC> accbuf;
   GlobalTensor<half> g_x;
   GlobalTensor<half> g_y;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
-  LocalTensor<float> accb, foldb;
-  LocalTensor<float> rtb0;
-  LocalTensor<float> stb0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {

@@ -66,14 +66,8 @@ class SynthKernel {
     LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
     DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
     iq_beta.EnQue(q_f_beta);
-    q_f_gamma = iq_gamma.DeQue<half>();
     LocalTensor<float> f_gamma = fb_gamma.Get<float>();
-    Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
-    iq_gamma.FreeTensor(q_f_gamma);
-    q_f_beta = iq_beta.DeQue<half>();
     LocalTensor<float> f_beta = fb_beta.Get<float>();
-    Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
-    iq_beta.FreeTensor(q_f_beta);
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -122,6 +116,14 @@ class SynthKernel {
       for (uint32_t j = 0; j < nt; j++) {
         A4[j] = stb0.GetValue(j);
         B4[j] = 0.0f;
+      }
+      if (t0 == 0) {
+        q_f_gamma = iq_gamma.DeQue<half>();
+        Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+        iq_gamma.FreeTensor(q_f_gamma);
+        q_f_beta = iq_beta.DeQue<half>();
+        Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+        iq_beta.FreeTensor(q_f_beta);
       }
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;

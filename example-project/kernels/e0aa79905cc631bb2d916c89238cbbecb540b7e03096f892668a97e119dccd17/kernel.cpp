@@ -81,14 +81,23 @@ class SynthKernel {
     LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
     DataCopyPad(q_f_beta, g_beta[0], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
     iq_beta.EnQue(q_f_beta);
-    q_f_gamma = iq_gamma.DeQue<half>();
     LocalTensor<float> f_gamma = fb_gamma.Get<float>();
-    Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
-    iq_gamma.FreeTensor(q_f_gamma);
-    q_f_beta = iq_beta.DeQue<half>();
     LocalTensor<float> f_beta = fb_beta.Get<float>();
-    Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
-    iq_beta.FreeTensor(q_f_beta);
+    if (BN > 2 && T < myRows) {
+      uint32_t rowN = start + T;
+      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
+      LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+      DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_word.EnQue(q_f_word);
+      LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+      for (uint32_t j = 0; j < ntN; j++) {
+        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      }
+      iq_pos.EnQue(q_f_pos);
+      LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+      DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      iq_token_type.EnQue(q_f_token_type);
+    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -104,9 +113,9 @@ class SynthKernel {
       LocalTensor<float> f_token_type = fb_token_type.Get<float>();
       Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, nt * P);
       iq_token_type.FreeTensor(q_f_token_type);
-      if (BN > 1 && t0 + T < myRows) {
-        uint32_t rowN = row0 + T;
-        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
+      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
+        uint32_t rowN = row0 + (BN - 1) * T;
+        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
         LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
         DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_word.EnQue(q_f_word);
@@ -128,10 +137,10 @@ class SynthKernel {
         uint32_t n = C;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)r; (void)o; (void)n64;
-        Add(tmp0, f_word[o], f_pos[o], n);
-        Add(tmp0, tmp0, f_token_type[o], n);
-        K5[j] = tmp0.GetValue(0);
-        Adds(rtb0[o], tmp0, -K5[j], n);
+        Add(f_word[o], f_word[o], f_pos[o], n);
+        Add(f_token_type[o], f_word[o], f_token_type[o], n);
+        K5[j] = f_token_type[o].GetValue(0);
+        Adds(rtb0[o], f_token_type[o], -K5[j], n);
       }
       TileReduce(stb0, rtb0, nt, 0);
       for (uint32_t j = 0; j < nt; j++) {
@@ -147,9 +156,7 @@ class SynthKernel {
         float a5 = A5[j], b5 = B5[j], k5 = K5[j];
         (void)b5; (void)k5;
         float s5 = k5 + a5 / static_cast<float>(C);
-        Add(tmp0, f_word[o], f_pos[o], n);
-        Add(tmp0, tmp0, f_token_type[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Adds(tmp0, f_token_type[o], -(s5), n);
         Mul(rtb0[o], tmp0, tmp0, n);
         K8[j] = 0.0f;
       }
@@ -157,6 +164,14 @@ class SynthKernel {
       for (uint32_t j = 0; j < nt; j++) {
         A8[j] = stb0.GetValue(j);
         B8[j] = 0.0f;
+      }
+      if (t0 == 0) {
+        q_f_gamma = iq_gamma.DeQue<half>();
+        Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+        iq_gamma.FreeTensor(q_f_gamma);
+        q_f_beta = iq_beta.DeQue<half>();
+        Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+        iq_beta.FreeTensor(q_f_beta);
       }
       for (uint32_t j = 0; j < nt; j++) {
         uint32_t r = row0 + j;
@@ -172,9 +187,7 @@ class SynthKernel {
         float s8 = k8 + a8 / static_cast<float>(C);
         float s10 = s8 + 1e-12f;
         float s11 = 1.0f / sqrtf(s10);
-        Add(tmp0, f_word[o], f_pos[o], n);
-        Add(tmp0, tmp0, f_token_type[o], n);
-        Adds(tmp0, tmp0, -(s5), n);
+        Adds(tmp0, f_token_type[o], -(s5), n);
         Muls(tmp0, tmp0, s11, n);
         Mul(tmp0, tmp0, f_gamma, n);
         Add(tmp0, tmp0, f_beta, n);
@@ -412,16 +425,16 @@ class SynthKernel {
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 2> oq_y;
-  TQue<TPosition::VECIN, 2> iq_word;
+  TQue<TPosition::VECOUT, 3> oq_y;
+  TQue<TPosition::VECIN, 3> iq_word;
   TBuf<TPosition::VECCALC> fb_word;
-  TQue<TPosition::VECIN, 2> iq_pos;
+  TQue<TPosition::VECIN, 3> iq_pos;
   TBuf<TPosition::VECCALC> fb_pos;
-  TQue<TPosition::VECIN, 2> iq_token_type;
+  TQue<TPosition::VECIN, 3> iq_token_type;
   TBuf<TPosition::VECCALC> fb_token_type;
-  TQue<TPosition::VECIN, 2> iq_gamma;
+  TQue<TPosition::VECIN, 3> iq_gamma;
   TBuf<TPosition::VECCALC> fb_gamma;
-  TQue<TPosition::VECIN, 2> iq_beta;
+  TQue<TPosition::VECIN, 3> iq_beta;
   TBuf<TPosition::VECCALC> fb_beta;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
