@@ -100,6 +100,12 @@ fn small_subset_report() {
     assert_eq!(seen, ["rms_norm_f16", "layer_norm_f16", "swiglu_bf16"]);
     for r in &results {
         assert_eq!(r.status, OpStatus::Feasible, "{r:?}");
+        // The offline search: several variants tried, the chosen one named, never slower
+        // than the default proposal it started from.
+        assert!(r.candidates > 1, "{r:?}");
+        let from = r.kernel_from.as_deref().unwrap_or_default();
+        assert!(from.starts_with("offline tile="), "{r:?}");
+        assert!(r.speedup_first.unwrap() >= 1.0 - 1e-9, "{r:?}");
     }
     let rms = &results[0];
     assert_eq!(rms.eager_kind.as_deref(), Some("recipe"));

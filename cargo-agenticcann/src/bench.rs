@@ -93,6 +93,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub timeout: u64,
 
+    /// Judge the offline proposer's single default proposal per op instead of searching its
+    /// variants for the fastest accepted one (what `build.rs` ships).
+    #[arg(long)]
+    pub no_search: bool,
+
     /// The model flags of `evolve` (with --proposer llm or both).
     #[command(flatten)]
     pub llm: LlmBenchArgs,
@@ -211,6 +216,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
     let mut opts = BenchOptions::default();
+    opts.search = !args.no_search;
     opts.eval.seed = args.seed;
     opts.eager_eval.seed = args.seed;
     opts.eval.run_limits.wall = Duration::from_secs(args.timeout);
@@ -225,6 +231,9 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     }
     if let Some(o) = &args.out {
         command.push_str(&format!(" --out {}", o.display()));
+    }
+    if args.no_search {
+        command.push_str(" --no-search");
     }
     match args.proposer {
         Proposer::Offline => {}

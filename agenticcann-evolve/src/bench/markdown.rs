@@ -53,7 +53,7 @@ pub fn markdown(r: &Report) -> String {
          one launch of the fused vendor kernel the framework calls, modelled at the op's memory \
          roofline (input + output bytes / peak HBM + launch overhead) — the best any single \
          kernel can do, so at most 1×. **roofline**: that same floor over the kernel's time. \
-         Speedups are geometric means over the op's declared shapes. A kernel whose time beats \
+         Speedups are geometric means over the op's declared shapes. **vs first**: the reported kernel against the first candidate — for the offline proposer, the variant its search chose (what `build.rs` ships) against its default proposal, by summed declared-shape time. A kernel whose time beats \
          the roofline or fails the judge's plausibility checks is SUSPECT and not counted. \
          Feasible = accepted by the judge on every declared, held-out (one row, tails, odd, \
          zero-size) and stress shape.\n"

@@ -112,8 +112,12 @@ pub struct BenchOptions {
     /// The judge's options for the eager recipe's kernels (default: declared shapes only;
     /// they are baselines, timed, not the object under test).
     pub eager_eval: EvalOptions,
-    /// The offline proposer's options.
+    /// The offline proposer's options (the base of its search).
     pub synth: SynthOptions,
+    /// Search the offline proposer's variants for the fastest accepted kernel
+    /// ([`agenticcann_build::synth::search`], what `build.rs` ships on a store miss; the
+    /// default) rather than judge its single default proposal.
+    pub search: bool,
 }
 
 impl Default for BenchOptions {
@@ -126,6 +130,7 @@ impl Default for BenchOptions {
                 ..EvalOptions::default()
             },
             synth: SynthOptions::default(),
+            search: true,
         }
     }
 }
@@ -295,14 +300,16 @@ pub struct OpResult {
     pub speedup_eager: Option<f64>,
     /// Geometric mean over shapes of vendor-fused / kernel time (≤ 1 for an honest kernel).
     pub speedup_vendor: Option<f64>,
-    /// Speedup of the reported kernel over the first feasible candidate (1 for the offline
-    /// proposer, which proposes one).
+    /// Speedup of the reported kernel over the first feasible candidate: for the offline
+    /// search, the default proposal (summed declared-shape times; 1 without the search); for
+    /// an `evolve` search, the model's first feasible kernel (fitness).
     pub speedup_first: Option<f64>,
-    /// Candidates judged.
+    /// Candidates judged (the offline search: the distinct variants it tried).
     pub candidates: usize,
     /// Wall time spent on the op (kernel and baselines), seconds.
     pub wall_s: f64,
-    /// Where the reported kernel came from: `offline` for the offline proposer; in a search,
+    /// Where the reported kernel came from: `offline` for the offline proposer's default
+    /// proposal, `offline tile=… bufs=… …` for the variant its search chose; in a search,
     /// the best candidate's phase and label (`init: agent step 3 (submit)`, `tiling: …`,
     /// `offline: …` when no model-written kernel beat the seed).
     #[serde(default)]
@@ -547,6 +554,25 @@ fn searched_kernel(
     Ok(Some(best.candidate.clone()))
 }
 
+/// The offline search's accounting in `r`: the variants tried, where the kernel came from
+/// (its tiling options) and its speedup over the default proposal `base` (the summed
+/// declared-shape times of the quick evaluations; none when the default was not accepted).
+fn searched_offline(found: &agenticcann_build::synth::Searched, base: &SynthOptions, r: &mut OpResult) {
+    r.candidates = found.tried.len();
+    r.kernel_from = Some(crate::search::tiling::offline_label(&found.options));
+    let time_of = |o: &SynthOptions| {
+        found
+            .tried
+            .iter()
+            .find(|(t, _)| t == o)
+            .and_then(|(_, us)| *us)
+    };
+    r.speedup_first = match (time_of(base), time_of(&found.options)) {
+        (Some(b), Some(c)) if c > 0.0 => Some(b / c),
+        _ => None,
+    };
+}
+
 fn run_op(
     s: &SuiteOp,
     opts: &BenchOptions,
@@ -581,11 +607,44 @@ fn run_op(
         search_stop: None,
         speedup_offline: None,
     };
+    // The kernel, and its evaluation when the proposer judged it with `opts.eval` already.
     let proposed = match source {
-        KernelSource::Offline => propose(op, &opts.synth),
+        KernelSource::Offline if opts.search => {
+            match agenticcann_build::synth::search(op, &opts.synth, &opts.eval) {
+                Ok(found) => {
+                    searched_offline(&found, &opts.synth, &mut r);
+                    Ok((found.best.candidate, Some(found.best.evaluation)))
+                }
+                // The reference cannot be evaluated on a shape the judge planned: the op's
+                // result, as below.
+                Err(SynthError::Judge(e @ JudgeError::Reference { .. })) => {
+                    r.status = OpStatus::Infeasible;
+                    r.reason = Some(format!(
+                        "the judge cannot verify it: {}",
+                        first_line(&e.to_string())
+                    ));
+                    r.wall_s = t0.elapsed().as_secs_f64();
+                    return Ok(r);
+                }
+                Err(SynthError::Rejected { outcome, report, .. }) => {
+                    r.status = OpStatus::Infeasible;
+                    r.reason = Some(
+                        report
+                            .lines()
+                            .find(|l| l.contains("error"))
+                            .map(|l| first_line(l))
+                            .unwrap_or(outcome),
+                    );
+                    r.wall_s = t0.elapsed().as_secs_f64();
+                    return Ok(r);
+                }
+                Err(e) => Err(e),
+            }
+        }
+        KernelSource::Offline => propose(op, &opts.synth).map(|c| (c, None)),
         KernelSource::Search { model, kb, config } => {
             match searched_kernel(op, *model, kb, config, &mut r)? {
-                Some(c) => Ok(c),
+                Some(c) => Ok((c, None)),
                 None => {
                     r.wall_s = t0.elapsed().as_secs_f64();
                     return Ok(r);
@@ -593,7 +652,7 @@ fn run_op(
             }
         }
     };
-    let candidate = match proposed {
+    let (candidate, judged) = match proposed {
         Ok(c) => c,
         Err(e @ (SynthError::Unsupported { .. } | SynthError::Params(_))) => {
             r.reason = Some(first_line(&e.to_string()));
@@ -607,11 +666,15 @@ fn run_op(
             return Ok(r);
         }
     };
-    if matches!(source, KernelSource::Offline) {
+    if matches!(source, KernelSource::Offline) && !opts.search {
         r.candidates = 1;
         r.kernel_from = Some("offline".into());
     }
-    let ev = match evaluate(op, &candidate, &opts.eval) {
+    let evaluated = match judged {
+        Some(ev) => Ok(ev),
+        None => evaluate(op, &candidate, &opts.eval),
+    };
+    let ev = match evaluated {
         Ok(ev) => ev,
         // The reference cannot be evaluated on a shape the judge planned (a spec the judge
         // cannot verify): the op's result, not the run's end.
@@ -683,7 +746,7 @@ fn run_op(
     } else {
         r.status = OpStatus::Feasible;
     }
-    if matches!(source, KernelSource::Offline) {
+    if matches!(source, KernelSource::Offline) && !opts.search {
         r.speedup_first = Some(1.0);
     }
     match eager_of(op, opts, soc, cache) {

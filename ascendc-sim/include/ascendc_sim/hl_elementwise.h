@@ -137,6 +137,32 @@ inline void glu_run(const char* api, const AscendC::LocalTensor<T>& dst, const A
   }
 }
 
+/// SwiGLU's one body (every form): its checks, kernel and instruction sequences (float:
+/// Muls, Exp, Adds, Div, Mul; half adds three Casts).
+template <class T>
+inline void swiglu(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                   const AscendC::LocalTensor<T>& src1, float beta, const AscendC::LocalTensor<uint8_t>* tmp,
+                   uint32_t count, const SrcLoc& loc) {
+  using V = VecClass;
+  glu_run<T>("SwiGLU", dst, src0, src1, tmp, count, true, 12,
+             {V::Simple, V::Transcend, V::Simple, V::Div, V::Simple},
+             {V::Simple, V::Simple, V::Transcend, V::Simple, V::Div, V::Simple, V::Simple, V::Simple},
+             SwiGluK<T>{beta}, loc);
+}
+/// GeGLU's one body (every form): float Mul, Adds, Mul, Muls, Exp, Adds, Div, Mul; half adds
+/// three Casts.
+template <class T>
+inline void geglu(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                  const AscendC::LocalTensor<T>& src1, const AscendC::LocalTensor<uint8_t>* tmp, uint32_t count,
+                  const SrcLoc& loc) {
+  using V = VecClass;
+  glu_run<T>("GeGLU", dst, src0, src1, tmp, count, false, 8,
+             {V::Simple, V::Simple, V::Simple, V::Simple, V::Transcend, V::Simple, V::Div, V::Simple},
+             {V::Simple, V::Simple, V::Simple, V::Simple, V::Simple, V::Transcend, V::Simple, V::Div, V::Simple,
+              V::Simple, V::Simple},
+             GeGluK<T>{}, loc);
+}
+
 /// Power with tensor/scalar operands: mode 0 tensor^tensor, 1 tensor^scalar, 2 scalar^tensor.
 template <class T, int Mode>
 struct PowK {
@@ -284,12 +310,7 @@ template <typename T, bool isReuseSource = false>
 inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
                    const float& scalarValue, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,
                    ASCENDC_SIM_LOC) {
-  using namespace ascendc_sim;
-  hl::glu_run<T>("SwiGLU", dstTensor, srcTensor0, srcTensor1, &sharedTmpBuffer, calCount, true, 12,
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D,
-                                 ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S),
-                 hl::SwiGluK<T>{scalarValue}, loc);
+  ascendc_sim::hl::swiglu<T>(dstTensor, srcTensor0, srcTensor1, scalarValue, &sharedTmpBuffer, calCount, loc);
 }
 template <typename T, bool isReuseSource = false>
 inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
@@ -301,12 +322,7 @@ inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, 
 template <typename T, bool isReuseSource = false>
 inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
                    const float& scalarValue, const uint32_t calCount, ASCENDC_SIM_LOC) {
-  using namespace ascendc_sim;
-  hl::glu_run<T>("SwiGLU", dstTensor, srcTensor0, srcTensor1, nullptr, calCount, true, 12,
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D,
-                                 ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S),
-                 hl::SwiGluK<T>{scalarValue}, loc);
+  ascendc_sim::hl::swiglu<T>(dstTensor, srcTensor0, srcTensor1, scalarValue, nullptr, calCount, loc);
 }
 template <typename T, bool isReuseSource = false>
 inline void SwiGLU(LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0, const LocalTensor<T>& srcTensor1,
@@ -324,26 +340,12 @@ template <typename T, bool isReuseSource = false>
 inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
                   const LocalTensor<T>& srcTensor1, const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount,
                   ASCENDC_SIM_LOC) {
-  using namespace ascendc_sim;
-  hl::glu_run<T>("GeGLU", dstTensor, srcTensor0, srcTensor1, &sharedTmpBuffer, calCount, false, 8,
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T,
-                                 ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S,
-                                 ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S, ASCENDC_SIM_S,
-                                 ASCENDC_SIM_S),
-                 hl::GeGluK<T>{}, loc);
+  ascendc_sim::hl::geglu<T>(dstTensor, srcTensor0, srcTensor1, &sharedTmpBuffer, calCount, loc);
 }
 template <typename T, bool isReuseSource = false>
 inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
                   const LocalTensor<T>& srcTensor1, uint32_t calCount, ASCENDC_SIM_LOC) {
-  using namespace ascendc_sim;
-  hl::glu_run<T>("GeGLU", dstTensor, srcTensor0, srcTensor1, nullptr, calCount, false, 8,
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_T,
-                                 ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S),
-                 ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S, ASCENDC_SIM_S,
-                                 ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D, ASCENDC_SIM_S, ASCENDC_SIM_S,
-                                 ASCENDC_SIM_S),
-                 hl::GeGluK<T>{}, loc);
+  ascendc_sim::hl::geglu<T>(dstTensor, srcTensor0, srcTensor1, nullptr, calCount, loc);
 }
 template <typename T, bool isReuseSource = false>
 inline void GeGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
