@@ -215,8 +215,10 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }
-    let mut opts = BenchOptions::default();
-    opts.search = !args.no_search;
+    let mut opts = BenchOptions {
+        search: !args.no_search,
+        ..BenchOptions::default()
+    };
     opts.eval.seed = args.seed;
     opts.eager_eval.seed = args.seed;
     opts.eval.run_limits.wall = Duration::from_secs(args.timeout);

@@ -557,7 +557,11 @@ fn searched_kernel(
 /// The offline search's accounting in `r`: the variants tried, where the kernel came from
 /// (its tiling options) and its speedup over the default proposal `base` (the summed
 /// declared-shape times of the quick evaluations; none when the default was not accepted).
-fn searched_offline(found: &agenticcann_build::synth::Searched, base: &SynthOptions, r: &mut OpResult) {
+fn searched_offline(
+    found: &agenticcann_build::synth::Searched,
+    base: &SynthOptions,
+    r: &mut OpResult,
+) {
     r.candidates = found.tried.len();
     r.kernel_from = Some(crate::search::tiling::offline_label(&found.options));
     let time_of = |o: &SynthOptions| {
@@ -626,13 +630,15 @@ fn run_op(
                     r.wall_s = t0.elapsed().as_secs_f64();
                     return Ok(r);
                 }
-                Err(SynthError::Rejected { outcome, report, .. }) => {
+                Err(SynthError::Rejected {
+                    outcome, report, ..
+                }) => {
                     r.status = OpStatus::Infeasible;
                     r.reason = Some(
                         report
                             .lines()
                             .find(|l| l.contains("error"))
-                            .map(|l| first_line(l))
+                            .map(first_line)
                             .unwrap_or(outcome),
                     );
                     r.wall_s = t0.elapsed().as_secs_f64();
