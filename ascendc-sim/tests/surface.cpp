@@ -1921,6 +1921,12 @@ void host_checks(uint8_t* x, uint8_t* y) {
   auto* p = platform_ascendc::PlatformAscendCManager::GetInstance();
   uint64_t ub = 0;
   p->GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+  // A tiling's own platform object: 32 KiB then 8 KiB reserved (the last call counts).
+  platform_ascendc::PlatformAscendC own;
+  own.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_32K);
+  own.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_8K);
+  uint64_t ub_reserved = 0;
+  own.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub_reserved);
   char buf[8];
   int cpy_ok = memcpy_s(buf, sizeof buf, "abcdefg", 8);
   int cpy_big = memcpy_s(buf, 4, "abcdefg", 8);
@@ -1957,11 +1963,11 @@ void host_checks(uint8_t* x, uint8_t* y) {
                    k.split[2] == 3 && !t.SaveToBuffer(tb, 4) && ge::Shape({2, 3, 4}).GetShapeSize() == 24;
   float waited_ms = -1;
   rc |= aclrtEventElapsedTime(&waited_ms, b0, b1);
-  std::printf("{\"name\":\"host\",\"aiv\":%u,\"aic\":%u,\"core_num\":%u,\"ub\":%llu,\"soc_910b\":%s,"
+  std::printf("{\"name\":\"host\",\"aiv\":%u,\"aic\":%u,\"core_num\":%u,\"ub\":%llu,\"ub_after_reserve\":%llu,\"soc_910b\":%s,"
               "\"memcpy_ok\":%d,\"memcpy_too_big\":%d,\"memset_ok\":%d,\"memset_too_big\":%d,\"acl_rc\":%d,"
               "\"bad_flag\":%d,\"waited_ms\":%.9g,\"tiling_ok\":%s}\n",
               p->GetCoreNumAiv(), p->GetCoreNumAic(), p->GetCoreNum(), static_cast<unsigned long long>(ub),
-              p->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B ? "true" : "false", cpy_ok, cpy_big,
+              static_cast<unsigned long long>(ub_reserved), p->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B ? "true" : "false", cpy_ok, cpy_big,
               set_ok, set_big, rc, bad_flag, double(waited_ms), tiling_ok ? "true" : "false");
   aclrtDestroyEvent(ea);
   aclrtDestroyEvent(b0);

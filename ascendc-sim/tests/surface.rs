@@ -247,6 +247,11 @@ fn host_side_platform_securec_and_events() {
     assert_eq!(b["aic"], 24, "{b}");
     assert_eq!(b["core_num"], 48, "{b}");
     assert_eq!(b["ub"], 196608, "{b}");
+    assert_eq!(
+        b["ub_after_reserve"],
+        196608 - 8 * 1024,
+        "ReserveLocalMemory: the last call's 8 KiB, not 32 + 8: {b}"
+    );
     assert_eq!(b["soc_910b"], true);
     assert_eq!(b["memcpy_ok"], 0);
     assert_eq!(b["memset_ok"], 0);

@@ -6,8 +6,11 @@
 // the vector cores there); GetCoreNumAic() = aiv_cores / 2 on Ascend910B* (1 AIC : 2 AIV,
 // api-reference §5.1), aiv_cores elsewhere (UNCERTAIN for 310P); GetCoreMemSize(UB) = the
 // profile's ub_bytes, L1 / L0A / L0B / L0C = 512 / 64 / 64 / 128 KiB on 910B (api-reference
-// §0.2, CPU-debug pool sizes), 0 where the simulator has no number. A profile that fails
-// to load throws std::runtime_error naming the file and key.
+// §0.2, CPU-debug pool sizes), 0 where the simulator has no number; ReserveLocalMemory
+// takes 8/16/32 KiB off what GetCoreMemSize(UB) reports (vendor page "ReserveLocalMemory":
+// only the last call counts; nothing is reserved by default, so a tiling that never calls it
+// sees the whole UB). A profile that fails to load throws std::runtime_error naming the file
+// and key.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,8 @@
 namespace platform_ascendc {
 
 enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, RESERVED };
+/// The UB space `ReserveLocalMemory` sets aside for the high-level APIs' temporaries.
+enum class ReservedSize { RESERVED_SIZE_8K, RESERVED_SIZE_16K, RESERVED_SIZE_32K };
 enum class SocVersion { ASCEND910 = 0, ASCEND910B, ASCEND910_93, ASCEND310P, ASCEND310B, RESERVED_VERSION = 99999 };
 
 class PlatformAscendC {
@@ -44,12 +49,25 @@ class PlatformAscendC {
   void GetCoreMemSize(const CoreMemType& memType, uint64_t& size) const {
     const bool b = is_910b();
     switch (memType) {
-      case CoreMemType::UB: size = profile().ub_bytes; break;
+      case CoreMemType::UB: {
+        uint64_t ub = profile().ub_bytes;
+        size = ub > reserved_ub_ ? ub - reserved_ub_ : 0;
+        break;
+      }
       case CoreMemType::L1: size = b ? 512u * 1024 : 0; break;
       case CoreMemType::L0_A:
       case CoreMemType::L0_B: size = b ? 64u * 1024 : 0; break;
       case CoreMemType::L0_C: size = b ? 128u * 1024 : 0; break;
       default: size = 0; break;
+    }
+  }
+  /// Reserves `size` bytes of UB (8, 16 or 32 KiB): later `GetCoreMemSize(UB)` calls report
+  /// the rest. Each call replaces the previous reservation (it does not add to it).
+  void ReserveLocalMemory(ReservedSize size) {
+    switch (size) {
+      case ReservedSize::RESERVED_SIZE_8K: reserved_ub_ = 8u * 1024; break;
+      case ReservedSize::RESERVED_SIZE_16K: reserved_ub_ = 16u * 1024; break;
+      case ReservedSize::RESERVED_SIZE_32K: reserved_ub_ = 32u * 1024; break;
     }
   }
   /// Block count for `sliceNum` slices on AIV-only kernels: at most one block per vector core.
@@ -64,6 +82,7 @@ class PlatformAscendC {
  private:
   static const ascendc_sim::cost::Profile& profile() { return ascendc_sim::cost::active_profile(); }
   bool is_910b() const { return profile().soc.rfind("Ascend910B", 0) == 0; }
+  uint64_t reserved_ub_ = 0;  // bytes, set by ReserveLocalMemory
 };
 
 class PlatformAscendCManager {
