@@ -642,3 +642,78 @@ init = { gamma = "uniform(0.5, 1.5)" }
         }
     }
 }
+
+/// A row input mapped periodically onto the domain (GroupNorm's `gamma[heads, C]` against
+/// `x[tokens, heads, C]`: domain row `r` reads tensor row `r % heads`) is copied in one
+/// DataCopyPad per run of consecutive tensor rows, not one per row: accepted where tiles
+/// and cores start mid-period (small tiles, 7 heads), and no slower than the same kernel
+/// with `gamma` a full `[tokens, heads, C]` tensor (the same bytes in one burst per tile).
+#[test]
+fn periodic_row_inputs_are_copied_in_runs() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.gn]
+inputs  = { x = "f16[tokens, heads, 64]", gamma = "f16[heads, 64]", beta = "f16[heads, 64]" }
+outputs = { y = "f16[tokens, heads, 64]" }
+attrs   = { eps = 1e-5 }
+reference = '''
+d = x - mean(x, axis=-1, keepdims=true)
+y = d * rsqrt(mean(d * d, axis=-1, keepdims=true) + eps) * gamma + beta
+'''
+shapes  = [{ tokens = 5, heads = 7 }, { tokens = 128, heads = 40 }]
+init    = { gamma = "uniform(0.5, 1.5)" }
+[package.metadata.agenticcann.ops.gn_full]
+inputs  = { x = "f16[tokens, heads, 64]", gamma = "f16[tokens, heads, 64]", beta = "f16[tokens, heads, 64]" }
+outputs = { y = "f16[tokens, heads, 64]" }
+attrs   = { eps = 1e-5 }
+reference = '''
+d = x - mean(x, axis=-1, keepdims=true)
+y = d * rsqrt(mean(d * d, axis=-1, keepdims=true) + eps) * gamma + beta
+'''
+shapes  = [{ tokens = 128, heads = 40 }]
+init    = { gamma = "uniform(0.5, 1.5)" }
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    // Three rows per tile over two cores: tiles start at every phase of the 7-row period.
+    let small = SynthOptions {
+        params: TilingParams {
+            max_tile_elems: 3 * 64,
+            max_blocks: 2,
+            ..TilingParams::default()
+        },
+        ..SynthOptions::default()
+    };
+    let c = propose(&spec.ops[0], &small).unwrap();
+    assert!(
+        c.kernel
+            .contains("uint32_t nr = (t.d_heads) - rr % (t.d_heads);"),
+        "{}",
+        c.kernel
+    );
+    let ev = evaluate(&spec.ops[0], &c, &eval_options()).unwrap();
+    assert!(ev.accepted(), "{}", ev.render());
+    let fast = EvalOptions {
+        held_out: false,
+        stress: false,
+        ..eval_options()
+    };
+    let time = |op: &OpSpec| {
+        let s = synthesize(op, &SynthOptions::default(), &fast).unwrap();
+        let r = s
+            .evaluation
+            .shapes
+            .iter()
+            .find(|r| r.dims.get("tokens") == Some(&128))
+            .unwrap();
+        r.profile.clone().unwrap().time_us
+    };
+    let (mapped, full) = (time(&spec.ops[0]), time(&spec.ops[1]));
+    assert!(
+        mapped <= 1.05 * full,
+        "mapped gamma/beta {mapped:.2} us vs full-size {full:.2} us"
+    );
+}

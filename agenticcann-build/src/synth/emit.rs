@@ -341,10 +341,28 @@ impl<'a> Emitter<'a> {
             );
             let pad = format!("DataCopyPadExtParams<{ty}>{{false, 0, 0, {}}}", zero(d));
             match (mode, access) {
-                (Mode::Resident, Access::Row { offset, contiguous }) => {
+                (
+                    Mode::Resident,
+                    Access::Row {
+                        offset,
+                        contiguous,
+                        run,
+                    },
+                ) => {
+                    let dst_stride = format!("(P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u");
                     if *contiguous {
                         let off = offset.replace("ROW", row0);
-                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, 0, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0}}, {pad});"));
+                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                    } else if let Some(run) = run {
+                        // One burst per contiguous run of tensor rows (period `run`).
+                        w(s, ind, &format!("for (uint32_t j = 0; j < {nt};) {{"));
+                        w(s, ind + 1, &format!("uint32_t rr = {row0} + j;"));
+                        w(s, ind + 1, &format!("uint32_t nr = {run} - rr % {run};"));
+                        w(s, ind + 1, &format!("if (nr > {nt} - j) nr = {nt} - j;"));
+                        let off = offset.replace("ROW", "rr");
+                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nr), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                        w(s, ind + 1, "j += nr;");
+                        w(s, ind, "}");
                     } else {
                         w(s, ind, &format!("for (uint32_t j = 0; j < {nt}; j++) {{"));
                         let off = offset.replace("ROW", &format!("{row0} + j"));

@@ -61,8 +61,16 @@ pub(crate) enum Access {
     /// A `[C]` vector shared by every row.
     Vec,
     /// A full row at this GM element offset (C++ expression of `ROW`); `contiguous` when row
-    /// `r` of the domain is row `r` of the tensor.
-    Row { offset: String, contiguous: bool },
+    /// `r` of the domain is row `r` of the tensor. Otherwise `run` (C++ expression, rows),
+    /// when more than one, is the period of the mapping's contiguous runs: the product of
+    /// the trailing leading axes the tensor shares with the domain, so rows `k·run ..
+    /// (k+1)·run` of the domain are consecutive rows of the tensor (e.g. `gamma[heads, C]`
+    /// against `[tokens, heads, C]`: runs of `heads` rows), one DataCopyPad each.
+    Row {
+        offset: String,
+        contiguous: bool,
+        run: Option<String>,
+    },
 }
 
 /// One IR node.
@@ -369,8 +377,24 @@ impl Builder<'_, '_> {
                 terms.join(" + ")
             }
         };
+        // Trailing leading axes the tensor shares with the domain: consecutive tensor rows.
+        let shared = in_lead
+            .iter()
+            .zip(&self.lead)
+            .rev()
+            .take_while(|(a, b)| a == b)
+            .count();
+        let run_dims = &self.lead[self.lead.len() - shared..];
+        let run = (!contiguous && !run_dims.iter().all(is_one)).then(|| prod_code(run_dims));
         Ok(if row_like {
-            (Access::Row { offset, contiguous }, Level::Row)
+            (
+                Access::Row {
+                    offset,
+                    contiguous,
+                    run,
+                },
+                Level::Row,
+            )
         } else {
             (Access::RowScalar(offset), Level::RowScalar)
         })
