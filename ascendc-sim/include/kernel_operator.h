@@ -26,7 +26,7 @@
 #include "ascendc_sim/vec_gather.h"     // Gather, GatherMask
 #include "ascendc_sim/vec_sort.h"       // Sort32, MrgSort
 #include "ascendc_sim/vec_transpose.h"  // Transpose (16x16), TransDataTo5HD (16-bit)
-#include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power
+#include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power, Swish, Silu, SwiGLU, GeGLU
 #include "ascendc_sim/hl_softmax.h"     // SoftMax, SimpleSoftMax (+ SoftMaxTiling)
 #include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm (+ RmsNormTiling, LayerNormTiling)
 #include "ascendc_sim/hl_reduce.h"      // Sum (+ SumParams)

@@ -655,6 +655,61 @@ __aicore__ void swish_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
   Swish(o, s, 2 * kN, 1.0f);  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- Silu (high level)
+// y[0, 256) = silu(x - 12) in float; y[256, 456) = silu(x - 12) in half over 200 elements (a
+// partial last repeat; the rest of the half tile stays 0), cast back to float.
+__aicore__ void silu_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob, hb, hob;
+  pipe.InitBuffer(ib, kN * sizeof(float));
+  pipe.InitBuffer(ob, kN * sizeof(float));
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(hob, kN * sizeof(half));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = ib.Get<float>(), o = ob.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), ho = hob.Get<half>();
+  DataCopy(s, xg, kN);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(s, s, -12.0f, kN);
+  Silu(o, s, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, kN);
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID0);
+  Cast(h, s, RoundMode::CAST_NONE, kN);
+  Duplicate(ho, half(0.0f), kN);
+  Silu<half, false>(ho, h, 200);
+  Cast(o, ho, RoundMode::CAST_NONE, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[kN], o, kN);
+}
+
+// dst eight floats past src: the footprints overlap (the page forbids any overlap).
+__aicore__ void silu_overlap(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib;
+  pipe.InitBuffer(ib, 2 * kN * sizeof(float));
+  LocalTensor<float> s = ib.Get<float>();
+  Duplicate(s, 1.0f, 2 * kN);
+  Silu(s[8], s, 128);  // expect: vector_overlap
+}
+
+// dataSize 300 on a half source of 256.
+__aicore__ void silu_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ib, ob;
+  pipe.InitBuffer(ib, kN * sizeof(half));
+  pipe.InitBuffer(ob, 2 * kN * sizeof(half));
+  LocalTensor<half> s = ib.Get<half>(), o = ob.Get<half>();
+  Duplicate(s, half(1.0f), kN);
+  Silu(o, s, 300);  // expect: ub_out_of_range
+}
+
 // ---------------------------------------------------------------- SwiGLU / GeGLU (high level)
 // a = x[0, 256), b = x[256, 512) - 6. y[0, 256) = a * swish(b) (beta 1, float, counted
 // form); y[256, 512) = a * gelu(b) (float, tensor-length form); y[512, 768) = the half
@@ -1632,6 +1687,16 @@ bool check_swish(const float* y) {
   return true;
 }
 
+bool check_silu(const float* y) {
+  for (uint32_t i = 0; i < kN; i++) {
+    const double x = double(xval(i)) - 12.0;
+    if (!near(y[i], float(x / (1 + std::exp(-x))))) return false;
+    const double ref = i < 200 ? x / (1 + std::exp(-x)) : 0.0;
+    if (std::fabs(y[kN + i] - ref) > 2e-3 * std::max(1.0, std::fabs(ref))) return false;
+  }
+  return true;
+}
+
 bool check_glu(const float* y) {
   for (uint32_t i = 0; i < kN; i++) {
     const double a = xval(i), b = double(xval(kN + i)) - 6.0;
@@ -1846,6 +1911,9 @@ const Case kCases[] = {
     {"swish_ok", swish_ok, 1, check_swish},
     {"swish_in_place", swish_in_place, 1, nullptr},
     {"swish_count_too_big", swish_count_too_big, 1, nullptr},
+    {"silu_ok", silu_ok, 1, check_silu},
+    {"silu_overlap", silu_overlap, 1, nullptr},
+    {"silu_count_too_big", silu_count_too_big, 1, nullptr},
     {"glu_ok", glu_ok, 1, check_glu},
     {"reduce_pattern_ok", reduce_pattern_ok, 1, check_reduce_pattern},
     {"reduce_pattern_overlap", reduce_pattern_overlap, 1, nullptr},

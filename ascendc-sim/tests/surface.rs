@@ -125,6 +125,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_by_hand",
         "slice_half_3d_ok",
         "swish_ok",
+        "silu_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {
@@ -163,6 +164,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_by_hand",
         "slice_half_3d_ok",
         "swish_ok",
+        "silu_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {

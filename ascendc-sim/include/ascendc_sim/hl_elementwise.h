@@ -1,6 +1,7 @@
 // ascendc_sim/hl_elementwise.h — element-wise high-level APIs (api-reference §4.4): Sigmoid,
 // Tanh, Erf, Gelu, FasterGelu, Log/Log2/Log10, Power (each also in the tensor-length form
 // `Op(dst, src)` over src.GetSize() elements), Swish (x / (1 + exp(-beta x)), dataSize form only),
+// Silu (Swish with beta 1, dataSize form only),
 // and the gated units SwiGLU (src0 * swish(src1)) and GeGLU (src0 * gelu(src1)), each in its
 // four forms (with or without sharedTmpBuffer, with or without a count).
 //
@@ -298,6 +299,23 @@ inline void Swish(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal
                       vec::od(srcLocal.ref(), "src", sizeof(T), 1, 8, false)};
   hl::run_hl<T, void>("Swish", ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D), ops, dataSize,
                       hl::SwishK<T>{to_f32(scalarValue)}, loc);
+}
+
+/// Silu: dst = src / (1 + exp(-src)) = src * sigmoid(src) over dataSize elements (vendor
+/// page "Silu" and header adv_api/activation/silu.h: half/float, only this dataSize form,
+/// no temporary buffer, src/dst overlap not supported, dataSize within both tensors). The
+/// Atlas A2 implementation issues Swish's sequence with beta 1 (Muls by -1, Exp, Adds 1,
+/// Div src by that), so it shares Swish's kernel, checks and cost.
+template <typename T, bool isReuseSource = false>
+inline void Silu(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, uint32_t dataSize,
+                 ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "Silu: element type must be half or float");
+  using namespace ascendc_sim;
+  hl::no_overlap(dstLocal.ref(), srcLocal.ref(), uint64_t(dataSize) * sizeof(T), "Silu", loc);
+  vec::Opnd ops[2] = {vec::od(dstLocal.ref(), "dst", sizeof(T), 1, 8, true),
+                      vec::od(srcLocal.ref(), "src", sizeof(T), 1, 8, false)};
+  hl::run_hl<T, void>("Silu", ASCENDC_SIM_SEQ(ASCENDC_SIM_S, ASCENDC_SIM_T, ASCENDC_SIM_S, ASCENDC_SIM_D), ops, dataSize,
+                      hl::SwishK<T>{1.0f}, loc);
 }
 
 /// SwiGLU: dst = src0 * swish(src1), swish(x) = x / (1 + exp(-scalarValue x)) (vendor
