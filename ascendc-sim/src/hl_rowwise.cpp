@@ -25,12 +25,15 @@ void operands(CoreContext& c, const Tile* ops, int n, const char* api, const Src
       const uint64_t alo = a.t.addr, ahi = alo + a.elems * a.esize;
       const uint64_t blo = b.t.addr, bhi = blo + b.elems * b.esize;
       if (!(alo < bhi && blo < ahi)) continue;
-      const bool in_place = !a.tmp && !b.tmp && a.write != b.write && alo == blo && ahi == bhi && a.esize == b.esize;
+      const bool exclusive = a.exclusive || b.exclusive;
+      const bool in_place = !a.tmp && !b.tmp && !exclusive && a.write != b.write && alo == blo &&
+                            ((ahi == bhi && a.esize == b.esize) || a.reuse_start || b.reuse_start);
       if (in_place) continue;
       fail("vector_overlap", api, loc,
            fmt("%s UB bytes [%llu, %llu) overlap %s bytes [%llu, %llu); %s", a.role, ull(alo), ull(ahi), b.role,
                ull(blo), ull(bhi),
                a.tmp || b.tmp ? "sharedTmpBuffer must not overlap a source or destination"
+               : exclusive    ? "this API does not support any source/destination overlap, in place included"
                               : "only a destination exactly in place of a source is allowed"),
            {{"offset_a", double(alo)}, {"offset_b", double(blo)}});
     }

@@ -710,6 +710,208 @@ __aicore__ void silu_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
   Silu(o, s, 300);  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- AscendQuant (high level)
+// a = x[0, 256) - 12 (float, multiples of 0.25 in [-12, 12]). y bytes:
+//   [0, 256)     per tensor, float: int8(a * 11 + 0.5) (saturates past +-127, ties to even)
+//   [256, 512)   per tensor, half, framework temp space, 200 elements (the rest stays 0)
+//   [512, 768)   per channel, half: scale tensor s[j] = x[256 + j] / 8, offset tensor
+//                o[j] = x[320 + j] - 6, 64 channels, 4 rows
+//   [768, 1024)  per channel, float, scalar offset -3, scale s[j], with sharedTmpBuffer
+//   [1024, 1280) the float scale tensor after that call (its first 64 halves: cast in place)
+__aicore__ void quant_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, hb, sb, ofb, shb, ohb, db, tb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(ofb, 64 * sizeof(float));
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(sb, 64 * sizeof(float));
+  pipe.InitBuffer(shb, 64 * sizeof(half));
+  pipe.InitBuffer(ohb, 64 * sizeof(half));
+  pipe.InitBuffer(db, 4 * kN);
+  pipe.InitBuffer(tb, 256);
+  GlobalTensor<float> xg;
+  GlobalTensor<int8_t> yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ int8_t*)y);
+  LocalTensor<float> a = ab.Get<float>(), sf = sb.Get<float>(), of = ofb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), sh = shb.Get<half>(), oh = ohb.Get<half>();
+  LocalTensor<int8_t> d = db.Get<int8_t>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  DataCopy(a, xg, kN);
+  DataCopy(sf, xg[256], 64);
+  DataCopy(of, xg[320], 64);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Adds(a, a, -12.0f, kN);
+  Cast(h, a, RoundMode::CAST_NONE, kN);
+  Duplicate(d.ReinterpretCast<half>(), half(0.0f), 2 * kN);
+  AscendQuant<float>(d, a, tmp, 11.0f, 0.5f, kN);
+  AscendQuant<half>(d[kN], h, 11.0f, 0.5f, 200);
+  Muls(sf, sf, 0.125f, 64);
+  Cast(sh, sf, RoundMode::CAST_NONE, 64);
+  Adds(of, of, -6.0f, 64);
+  Cast(oh, of, RoundMode::CAST_NONE, 64);
+  AscendQuant(d[2 * kN], h, sh, oh, 64, 64, kN);
+  AscendQuant<float>(d[3 * kN], a, tmp, sf, -3.0f, 64, kN);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, d, 4 * kN);
+  DataCopy(yg[4 * kN], sf.ReinterpretCast<int8_t>(), 256);
+}
+
+// calCount 300 on a 256-float source.
+__aicore__ void quant_count_too_big(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, db;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(db, 2 * kN);
+  LocalTensor<float> a = ab.Get<float>();
+  LocalTensor<int8_t> d = db.Get<int8_t>();
+  Duplicate(a, 1.0f, kN);
+  AscendQuant(d, a, 1.0f, 0.0f, 300);  // expect: field_out_of_range
+}
+
+// Per channel with 48 scales: each int8 row would not be whole 32-byte blocks.
+__aicore__ void quant_scale_count_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, sb, db;
+  pipe.InitBuffer(ab, kN * sizeof(half));
+  pipe.InitBuffer(sb, 64 * sizeof(half));
+  pipe.InitBuffer(db, kN);
+  LocalTensor<half> a = ab.Get<half>(), sc = sb.Get<half>();
+  LocalTensor<int8_t> d = db.Get<int8_t>();
+  Duplicate(a, half(1.0f), kN);
+  Duplicate(sc, half(2.0f), 64);
+  AscendQuant(d, a, sc, half(0.0f), 48, 192);  // expect: ub_misaligned
+}
+
+// A 32-byte sharedTmpBuffer holds 16 halves, less than one chunk of 32.
+__aicore__ void quant_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ab, db, tb;
+  pipe.InitBuffer(ab, kN * sizeof(float));
+  pipe.InitBuffer(db, kN);
+  pipe.InitBuffer(tb, 32);
+  LocalTensor<float> a = ab.Get<float>();
+  LocalTensor<int8_t> d = db.Get<int8_t>();
+  LocalTensor<uint8_t> t = tb.Get<uint8_t>();
+  Duplicate(a, 1.0f, kN);
+  AscendQuant<float>(d, a, t, 1.0f, 0.0f, kN);  // expect: ub_out_of_range
+}
+
+// ---------------------------------------------------------------- AscendDequant (high level)
+// q = int32(x * 4 - 50) over 64 elements (integers in [-50, 46]); scales s[j] = x[256 + j] / 4.
+// y floats:
+//   [0, 64)      {4, 16, 12}, float scale tensor: cols < 12 q * s[c], cols 12..15 float(q)
+//   [64, 96)     half out of a uint64_t scale (low 32 bits s[c], high bits junk), {4, 8, 8}:
+//                the 4 x 16 half tile (pitch 16; cols 8..15 stay 0) as 32 floats' bytes
+//   [128, 160)   scalar 0.5, {1, 32, 8}, DEQUANT_WITH_SINGLE_ROW: read as {4, 8, 8}, all scaled
+//   [160, 192)   the same with DEQUANT_WITH_MULTI_ROW: only the first 8 scaled
+//   [192, 256)   calCount form, 40 of 64 elements, rows of 16 = deqScale's size (rest 0)
+__aicore__ void dequant_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, qb, sb, ub, ob, hb, tb;
+  pipe.InitBuffer(fb, 64 * sizeof(float));
+  pipe.InitBuffer(qb, 64 * sizeof(int32_t));
+  pipe.InitBuffer(sb, 16 * sizeof(float));
+  pipe.InitBuffer(ub, 8 * sizeof(uint64_t));
+  pipe.InitBuffer(ob, 4 * 64 * sizeof(float));
+  pipe.InitBuffer(hb, 64 * sizeof(half));
+  pipe.InitBuffer(tb, 1024);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> f = fb.Get<float>(), sc = sb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<int32_t> q = qb.Get<int32_t>();
+  LocalTensor<uint64_t> u = ub.Get<uint64_t>();
+  LocalTensor<half> h = hb.Get<half>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  DataCopy(f, xg, 64);
+  DataCopy(sc, xg[256], 16);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(f, f, 4.0f, 64);
+  Adds(f, f, -50.0f, 64);
+  Cast(q, f, RoundMode::CAST_RINT, 64);
+  Muls(sc, sc, 0.25f, 16);
+  Duplicate(o, 0.0f, 4 * 64);
+  Duplicate(h, half(0.0f), 64);
+  AscendDequant(o, q, sc, tmp, {4, 16, 12});
+  SetFlag<HardEvent::V_S>(EVENT_ID0);
+  WaitFlag<HardEvent::V_S>(EVENT_ID0);
+  for (uint32_t j = 0; j < 8; j++) {
+    float s = sc.GetValue(j);
+    uint32_t bits;
+    std::memcpy(&bits, &s, 4);
+    u.SetValue(j, (uint64_t(0x12345678u) << 32) | bits);
+  }
+  SetFlag<HardEvent::S_V>(EVENT_ID0);
+  WaitFlag<HardEvent::S_V>(EVENT_ID0);
+  AscendDequant(h, q, u, tmp, {4, 8, 8});
+  AscendDequant(o[128], q, 0.5f, {1, 32, 8});
+  AscendDequant<float, float, DeQuantMode::DEQUANT_WITH_MULTI_ROW>(o[160], q, 0.5f, tmp, {1, 32, 8});
+  AscendDequant(o[192], q, sc, tmp, 40u);
+  Copy(o[64], h.ReinterpretCast<float>(), 32, 1, {1, 1, 8, 8});
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, o, 256);
+}
+
+// dst written over its own int32 source (the page: no overlap, in place included).
+__aicore__ void dequant_in_place(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, sb;
+  pipe.InitBuffer(qb, 64 * sizeof(int32_t));
+  pipe.InitBuffer(sb, 16 * sizeof(float));
+  LocalTensor<int32_t> q = qb.Get<int32_t>();
+  LocalTensor<float> sc = sb.Get<float>();
+  Duplicate(q, int32_t(3), 64);
+  Duplicate(sc, 2.0f, 16);
+  AscendDequant(q.ReinterpretCast<float>(), q, sc, {4, 16, 16});  // expect: vector_overlap
+}
+
+// calCount 20 on rows of 16.
+__aicore__ void dequant_calcount_beyond_n(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, sb, ob;
+  pipe.InitBuffer(qb, 64 * sizeof(int32_t));
+  pipe.InitBuffer(sb, 32 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  LocalTensor<int32_t> q = qb.Get<int32_t>();
+  LocalTensor<float> sc = sb.Get<float>(), o = ob.Get<float>();
+  Duplicate(q, int32_t(3), 64);
+  Duplicate(sc, 2.0f, 32);
+  AscendDequant(o, q, sc, {4, 16, 20});  // expect: field_out_of_range
+}
+
+// Rows of 12 int32 are 48 bytes, not whole 32-byte blocks.
+__aicore__ void dequant_n_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, ob;
+  pipe.InitBuffer(qb, 64 * sizeof(int32_t));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  LocalTensor<int32_t> q = qb.Get<int32_t>();
+  LocalTensor<float> o = ob.Get<float>();
+  Duplicate(q, int32_t(3), 64);
+  AscendDequant(o, q, 2.0f, {4, 12, 12});  // expect: ub_misaligned
+}
+
+// {4, 16, 12} needs 4 * (16 + 16) = 128 temporary bytes; 96 are given.
+__aicore__ void dequant_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, sb, ob, tb;
+  pipe.InitBuffer(qb, 64 * sizeof(int32_t));
+  pipe.InitBuffer(sb, 16 * sizeof(float));
+  pipe.InitBuffer(ob, 64 * sizeof(float));
+  pipe.InitBuffer(tb, 96);
+  LocalTensor<int32_t> q = qb.Get<int32_t>();
+  LocalTensor<float> sc = sb.Get<float>(), o = ob.Get<float>();
+  LocalTensor<uint8_t> t = tb.Get<uint8_t>();
+  Duplicate(q, int32_t(3), 64);
+  Duplicate(sc, 2.0f, 16);
+  AscendDequant(o, q, sc, t, {4, 16, 12});  // expect: ub_out_of_range
+}
+
 // ---------------------------------------------------------------- SwiGLU / GeGLU (high level)
 // a = x[0, 256), b = x[256, 512) - 6. y[0, 256) = a * swish(b) (beta 1, float, counted
 // form); y[256, 512) = a * gelu(b) (float, tensor-length form); y[512, 768) = the half
@@ -1697,6 +1899,54 @@ bool check_silu(const float* y) {
   return true;
 }
 
+// AscendQuant's Atlas A2 arithmetic, written with the host's _Float16: every step rounded
+// to half, then to int8 with ties to even, saturating.
+int8_t quant_ref(float x, float scale, float offset) {
+  const _Float16 h = _Float16(x), s = _Float16(scale), o = _Float16(offset);
+  const _Float16 p = _Float16(double(h) * double(s));
+  const _Float16 r = _Float16(double(p) + double(o));
+  const double v = std::nearbyint(double(r));
+  return int8_t(std::max(-128.0, std::min(127.0, v)));
+}
+bool check_quant(const float* yf) {
+  const auto* y = reinterpret_cast<const int8_t*>(yf);
+  int saturated = 0, ties = 0;
+  for (uint32_t i = 0; i < kN; i++) {
+    const float a = xval(i) - 12.0f;
+    const float sj = xval(256 + i % 64) * 0.125f, oj = xval(320 + i % 64) - 6.0f;
+    if (y[i] != quant_ref(a, 11.0f, 0.5f)) return false;
+    if (y[kN + i] != (i < 200 ? quant_ref(a, 11.0f, 0.5f) : 0)) return false;
+    if (y[2 * kN + i] != quant_ref(a, sj, oj)) return false;
+    if (y[3 * kN + i] != quant_ref(a, sj, -3.0f)) return false;
+    saturated += std::fabs(a * 11.0f + 0.5f) > 127.5f;
+    ties += std::fmod(std::fabs(a * 11.0f + 0.5f), 1.0f) == 0.5f;
+  }
+  // The float scale tensor was cast to half in place: its first 64 halves are the scales.
+  const auto* sh = reinterpret_cast<const _Float16*>(y + 4 * kN);
+  for (uint32_t j = 0; j < 64; j++)
+    if (sh[j] != _Float16(xval(256 + j) * 0.125f)) return false;
+  return saturated > 0 && ties > 0;  // the data reach both saturation and ties
+}
+
+bool check_dequant(const float* y) {
+  auto q = [](uint32_t i) { return float(int32_t(std::nearbyint(xval(i) * 4.0f - 50.0f))); };
+  auto s = [](uint32_t j) { return xval(256 + j) * 0.25f; };
+  for (uint32_t r = 0; r < 4; r++)
+    for (uint32_t c = 0; c < 16; c++)
+      if (y[r * 16 + c] != (c < 12 ? q(r * 16 + c) * s(c) : q(r * 16 + c))) return false;
+  const auto* h = reinterpret_cast<const _Float16*>(y + 64);
+  for (uint32_t r = 0; r < 4; r++)
+    for (uint32_t c = 0; c < 16; c++)
+      if (h[r * 16 + c] != (c < 8 ? _Float16(q(r * 8 + c) * s(c)) : _Float16(0.0f))) return false;
+  for (uint32_t i = 0; i < 32; i++) {
+    if (y[128 + i] != q(i) * 0.5f) return false;
+    if (y[160 + i] != (i < 8 ? q(i) * 0.5f : q(i))) return false;
+  }
+  for (uint32_t i = 0; i < 64; i++)
+    if (y[192 + i] != (i < 40 ? q(i) * s(i % 16) : 0.0f)) return false;
+  return true;
+}
+
 bool check_glu(const float* y) {
   for (uint32_t i = 0; i < kN; i++) {
     const double a = xval(i), b = double(xval(kN + i)) - 6.0;
@@ -1914,6 +2164,15 @@ const Case kCases[] = {
     {"silu_ok", silu_ok, 1, check_silu},
     {"silu_overlap", silu_overlap, 1, nullptr},
     {"silu_count_too_big", silu_count_too_big, 1, nullptr},
+    {"quant_ok", quant_ok, 1, check_quant},
+    {"quant_count_too_big", quant_count_too_big, 1, nullptr},
+    {"quant_scale_count_misaligned", quant_scale_count_misaligned, 1, nullptr},
+    {"quant_tmp_too_small", quant_tmp_too_small, 1, nullptr},
+    {"dequant_ok", dequant_ok, 1, check_dequant},
+    {"dequant_in_place", dequant_in_place, 1, nullptr},
+    {"dequant_calcount_beyond_n", dequant_calcount_beyond_n, 1, nullptr},
+    {"dequant_n_misaligned", dequant_n_misaligned, 1, nullptr},
+    {"dequant_tmp_too_small", dequant_tmp_too_small, 1, nullptr},
     {"glu_ok", glu_ok, 1, check_glu},
     {"reduce_pattern_ok", reduce_pattern_ok, 1, check_reduce_pattern},
     {"reduce_pattern_overlap", reduce_pattern_overlap, 1, nullptr},

@@ -126,6 +126,8 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_half_3d_ok",
         "swish_ok",
         "silu_ok",
+        "quant_ok",
+        "dequant_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {
@@ -165,6 +167,8 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "slice_half_3d_ok",
         "swish_ok",
         "silu_ok",
+        "quant_ok",
+        "dequant_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {

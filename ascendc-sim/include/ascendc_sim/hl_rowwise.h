@@ -36,6 +36,13 @@ struct Tile {
   uint64_t elems;
   bool write;
   bool tmp = false;  // the sharedTmpBuffer
+  /// A destination of another element size may start exactly at this source (the API
+  /// reads each chunk before writing its narrower result over it: AscendQuant's "source
+  /// and destination can be reused").
+  bool reuse_start = false;
+  /// No destination may overlap this source at all, exact in place included (AscendDequant:
+  /// "address overlap between source and destination is not supported").
+  bool exclusive = false;
 };
 
 /// Validates the operands and records the call as one V instruction (reads, then writes).
