@@ -279,4 +279,117 @@ void dequant_run(const DequantCall& q, const SrcLoc& loc) {
   charge(c, q.dst_t == DType::F32 ? VecClass::Simple : VecClass::Cast, ceil_div(count, 64));
 }
 
+void antiquant_run(const AntiQuantCall& q, const SrcLoc& loc) {
+  const char* api = "AscendAntiQuant";
+  CoreContext& c = ctx(api);
+  if (q.bf16) check_bf16_soc(api, loc);
+  const uint32_t k = q.k;
+  if (k == 0 || q.src_size % k != 0) {
+    fail("field_out_of_range", api, loc,
+         fmt("k %u does not divide srcTensor's %u elements (src is [k, N], or [N, k] with isTranspose)", k,
+             q.src_size),
+         {{"k", double(k)}, {"src", double(q.src_size)}});
+  }
+  const uint32_t n = q.src_size / k;
+  if (q.transpose && k % 32 != 0) {
+    fail("ub_misaligned", api, loc,
+         fmt("with isTranspose, k %u int8 elements is not whole 32-byte blocks (the page: k must be 32-byte "
+             "aligned)",
+             k),
+         {{"k", double(k)}});
+  }
+  if (q.dst_size < q.src_size) {
+    fail("field_out_of_range", api, loc,
+         fmt("dst holds %u elements, fewer than srcTensor's %u", q.dst_size, q.src_size),
+         {{"dst", double(q.dst_size)}, {"src", double(q.src_size)}});
+  }
+  // Parameter groups: rows of N (no transpose) or columns per row of N (transpose) that the
+  // offset / scale tensors hold; each serves k / groups source rows (columns).
+  auto groups = [&](uint32_t along, uint32_t across, uint32_t size, const char* role) -> uint32_t {
+    const uint32_t g = along != 0 ? along : size / n;
+    // The other dimension, when given, is N (the width of [H, N], the height of [N, W]).
+    if ((across != 0 && across != n) || g == 0 || k % g != 0 || uint64_t(g) * n > size) {
+      fail("field_out_of_range", api, loc,
+           fmt("%s: %u parameter %s (shape info %u x %u) must divide k = %u and, with N = %u, fit its %u elements",
+               role, g, q.transpose ? "columns per row" : "rows", q.transpose ? across : along,
+               q.transpose ? along : across, k, n, size),
+           {{"groups", double(g)}, {"n", double(n)}, {"k", double(k)}, {"size", double(size)}});
+    }
+    return g;
+  };
+  uint32_t go = 0, gs = 0;
+  if (q.tensors) {
+    gs = q.transpose ? groups(q.shape.scaleWidth, q.shape.scaleHeight, q.scale_size, "scale")
+                     : groups(q.shape.scaleHeight, q.shape.scaleWidth, q.scale_size, "scale");
+    if (q.has_offset) {
+      go = q.transpose ? groups(q.shape.offsetWidth, q.shape.offsetHeight, q.offset_size, "offset")
+                       : groups(q.shape.offsetHeight, q.shape.offsetWidth, q.offset_size, "offset");
+    }
+  }
+  Tile ops[5];
+  int no = 0;
+  ops[no] = Tile{q.src, "srcTensor", 1, q.src_size, false};
+  ops[no++].exclusive = true;
+  ops[no++] = Tile{q.dst, "dst", 2, q.src_size, true};
+  if (q.tensors) ops[no++] = Tile{q.scale, "scale", 2, uint64_t(gs) * n, false};
+  if (q.tensors && q.has_offset) ops[no++] = Tile{q.offset, "offset", 2, uint64_t(go) * n, false};
+  if (q.has_tmp) ops[no++] = Tile{q.tmp, "sharedTmpBuffer", 1, q.tmp_bytes, true, true};
+  operands(c, ops, no, api, loc);
+
+  // The index of the parameter that source element e uses, for `g` groups.
+  auto param = [&](uint64_t e, uint32_t g) -> uint64_t {
+    if (!q.transpose) return (e / n) / (k / g) * n + e % n;  // row i of [k, N] -> parameter row i / (k / g)
+    return (e / k) * g + (e % k) / (k / g);                    // row i, column j of [N, k] -> [i][j / (k / g)]
+  };
+  auto load_param = [&](const UbRef& t, uint64_t idx, uint8_t* in) {
+    const uint64_t off = t.addr + idx * 2;
+    return q.bf16 ? float(load1<bfloat16_t>(c, off, in)) : float(load1<half>(c, off, in));
+  };
+  for (uint64_t e = 0; e < q.src_size; e++) {
+    int8_t v;
+    std::memcpy(&v, c.ub + q.src.addr + e, 1);
+    uint8_t init = c.shadow[q.src.addr + e] == kInit ? kInit : kUninit;
+    float off = q.offset_v, sc = q.scale_v;
+    if (q.tensors) {
+      uint8_t in;
+      sc = load_param(q.scale, param(e, gs), &in);
+      init &= in;
+      if (q.has_offset) {
+        off = load_param(q.offset, param(e, go), &in);
+        init &= in;
+      }
+    }
+    const uint64_t d = q.dst.addr + e * 2;
+    if (!q.bf16) {  // Cast int8 -> half (exact), Add / Adds and Mul / Muls in half
+      float r = float(v);
+      if (q.has_offset) r = to_half(double(r) + double(off));
+      r = to_half(double(r) * double(sc));
+      const half h = from_f32<half>(r);
+      std::memcpy(c.ub + d, &h, 2);
+    } else {  // Atlas A2 bfloat16 output: through float, Cast to bfloat16 with CAST_RINT
+      float r = float(v);
+      if (q.has_offset) r = r + off;
+      r = r * sc;
+      const bfloat16_t h = bfloat16_t(r);
+      std::memcpy(c.ub + d, &h, 2);
+    }
+    std::memset(c.shadow + d, init == kInit ? kInit : kUninit, 2);
+  }
+
+  // Cost: Cast int8 -> half, then Add(s) and Mul(s) in half; bfloat16 output runs in float
+  // (Cast half -> float, the parameters' Casts, Add, Mul, Cast to bfloat16).
+  using V = VecClass;
+  charge_scalar(c, 8);
+  cost_sequence(api, {V::Cast}, DType::F16, q.src_size);
+  if (!q.bf16) {
+    if (q.has_offset) cost_sequence(api, {V::Simple}, DType::F16, q.src_size);
+    cost_sequence(api, {V::Simple}, DType::F16, q.src_size);
+    return;
+  }
+  cost_sequence(api, {V::Cast}, DType::F32, q.src_size);
+  if (q.tensors) cost_sequence(api, {V::Cast}, DType::F32, uint64_t(gs + go) * n);
+  if (q.has_offset) cost_sequence(api, {V::Simple}, DType::F32, q.src_size);
+  cost_sequence(api, {V::Simple, V::Cast}, DType::F32, q.src_size);
+}
+
 }  // namespace ascendc_sim::hl

@@ -912,6 +912,107 @@ __aicore__ void dequant_tmp_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
   AscendDequant(o, q, sc, t, {4, 16, 12});  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- AscendAntiQuant (high level)
+// q = int8(x * 4 - 50) over 256 elements (integers in [-50, 46]). y bytes:
+//   [0, 512)      half, src [k = 4, N = 64], offset / scale tensors [2, 64] (from their sizes):
+//                 rows 0-1 use parameter row 0, rows 2-3 row 1; o = x[256 + e] - 12, s = x[384 + e] / 16
+//   [512, 1024)   bfloat16, isTranspose: src [N = 4, k = 64], offset / scale [4, 2] (shapeInfo;
+//                 the tensors hold 16): columns 0-31 use parameter column 0, 32-63 column 1
+//   [1024, 1536)  half, per tensor: 0.25 * (q + 1.5), framework temporary space
+//   [1536, 2048)  half, per tensor without offset: 3 * q
+__aicore__ void antiquant_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> fb, hb, qb, pb, ob, sb, bob, bsb, db, tb;
+  pipe.InitBuffer(fb, kN * sizeof(float));
+  pipe.InitBuffer(hb, kN * sizeof(half));
+  pipe.InitBuffer(qb, kN);
+  pipe.InitBuffer(pb, 256 * sizeof(float));
+  pipe.InitBuffer(ob, 128 * sizeof(half));
+  pipe.InitBuffer(sb, 128 * sizeof(half));
+  pipe.InitBuffer(bob, 16 * sizeof(bfloat16_t));
+  pipe.InitBuffer(bsb, 16 * sizeof(bfloat16_t));
+  pipe.InitBuffer(db, 4 * kN * sizeof(half));
+  pipe.InitBuffer(tb, 4096);
+  GlobalTensor<float> xg;
+  GlobalTensor<half> yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ half*)y);
+  LocalTensor<float> f = fb.Get<float>(), pf = pb.Get<float>();
+  LocalTensor<half> h = hb.Get<half>(), o = ob.Get<half>(), sc = sb.Get<half>(), d = db.Get<half>();
+  LocalTensor<bfloat16_t> bo = bob.Get<bfloat16_t>(), bs = bsb.Get<bfloat16_t>();
+  LocalTensor<int8_t> q = qb.Get<int8_t>();
+  LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+  DataCopy(f, xg, kN);
+  DataCopy(pf, xg[256], 256);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(f, f, 4.0f, kN);
+  Adds(f, f, -50.0f, kN);
+  Cast(h, f, RoundMode::CAST_NONE, kN);
+  Cast(q, h, RoundMode::CAST_RINT, kN);
+  Adds(pf, pf, -12.0f, 128);
+  Muls(pf[128], pf[128], 0.0625f, 128);
+  Cast(o, pf, RoundMode::CAST_NONE, 128);
+  Cast(sc, pf[128], RoundMode::CAST_NONE, 128);
+  Cast(bo, pf, RoundMode::CAST_RINT, 16);
+  Cast(bs, pf[128], RoundMode::CAST_RINT, 16);
+  AscendAntiQuant<int8_t, half, false>(d, q, o, sc, tmp, 4);
+  AscendAntiQuant<int8_t, bfloat16_t, true>(d[kN].ReinterpretCast<bfloat16_t>(), q, bo, bs, tmp, 64, {4, 2, 4, 2});
+  AscendAntiQuant<int8_t, half, false>(d[2 * kN], q, half(1.5f), half(0.25f), 4);
+  AscendAntiQuant<int8_t, half, false>(d[3 * kN], q, half(3.0f), tmp, 4);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, d, 4 * kN);
+}
+
+// k = 3 does not divide the 256 source elements.
+__aicore__ void antiquant_k_not_divisor(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, db;
+  pipe.InitBuffer(qb, kN);
+  pipe.InitBuffer(db, kN * sizeof(half));
+  LocalTensor<int8_t> q = qb.Get<int8_t>();
+  LocalTensor<half> d = db.Get<half>();
+  Duplicate(q.ReinterpretCast<half>(), half(0.0f), kN / 2);
+  AscendAntiQuant<int8_t, half, false>(d, q, half(0.0f), half(1.0f), 3);  // expect: field_out_of_range
+}
+
+// isTranspose with k = 16 int8 elements: not a 32-byte row.
+__aicore__ void antiquant_transpose_k_misaligned(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, db;
+  pipe.InitBuffer(qb, kN);
+  pipe.InitBuffer(db, kN * sizeof(half));
+  LocalTensor<int8_t> q = qb.Get<int8_t>();
+  LocalTensor<half> d = db.Get<half>();
+  Duplicate(q.ReinterpretCast<half>(), half(0.0f), kN / 2);
+  AscendAntiQuant<int8_t, half, true>(d, q, half(0.0f), half(1.0f), 16);  // expect: ub_misaligned
+}
+
+// dst over its own source: the int8 source is the upper half of dst's bytes (the page: no overlap).
+__aicore__ void antiquant_overlap(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(half));
+  LocalTensor<half> d = b.Get<half>();
+  Duplicate(d, half(0.0f), kN);
+  AscendAntiQuant<int8_t, half, false>(d, d[128].ReinterpretCast<int8_t>(), half(0.0f), half(1.0f), 4);  // expect: vector_overlap
+}
+
+// A scale tensor of 32 halves for rows of N = 64.
+__aicore__ void antiquant_scale_too_small(GM_ADDR, GM_ADDR, GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> qb, db, sb;
+  pipe.InitBuffer(qb, kN);
+  pipe.InitBuffer(db, kN * sizeof(half));
+  pipe.InitBuffer(sb, 32 * sizeof(half));
+  LocalTensor<int8_t> q = qb.Get<int8_t>();
+  LocalTensor<half> d = db.Get<half>(), sc = sb.Get<half>();
+  Duplicate(q.ReinterpretCast<half>(), half(0.0f), kN / 2);
+  Duplicate(sc, half(1.0f), 32);
+  AscendAntiQuant<int8_t, half, false>(d, q, sc, sc, 4);  // expect: field_out_of_range
+}
+
 // ---------------------------------------------------------------- SwiGLU / GeGLU (high level)
 // a = x[0, 256), b = x[256, 512) - 6. y[0, 256) = a * swish(b) (beta 1, float, counted
 // form); y[256, 512) = a * gelu(b) (float, tensor-length form); y[512, 768) = the half
@@ -1947,6 +2048,37 @@ bool check_dequant(const float* y) {
   return true;
 }
 
+// float -> bfloat16 bits, nearest even (host reference).
+uint16_t bf16_bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+bool check_antiquant(const float* yf) {
+  const auto* y = reinterpret_cast<const _Float16*>(yf);
+  auto q = [](uint32_t e) { return int8_t(std::nearbyint(xval(e) * 4.0f - 50.0f)); };
+  auto o = [](uint32_t p) { return _Float16(xval(256 + p) - 12.0f); };
+  auto s = [](uint32_t p) { return _Float16(xval(384 + p) * 0.0625f); };
+  for (uint32_t e = 0; e < kN; e++) {
+    const uint32_t p = (e / 64) / 2 * 64 + e % 64;  // [k = 4, N = 64], 2 parameter rows
+    const _Float16 a = _Float16(double(q(e)) + double(o(p)));
+    if (y[e] != _Float16(double(a) * double(s(p)))) return false;
+    const uint32_t pt = (e / 64) * 2 + (e % 64) / 32;  // [N = 4, k = 64], 2 parameter columns
+    const uint16_t ob_bits = bf16_bits(xval(256 + pt) - 12.0f), sb_bits = bf16_bits(xval(384 + pt) * 0.0625f);
+    uint32_t ou = uint32_t(ob_bits) << 16, su = uint32_t(sb_bits) << 16;
+    float obf, sbf;
+    std::memcpy(&obf, &ou, 4);
+    std::memcpy(&sbf, &su, 4);
+    const uint16_t want = bf16_bits((float(q(e)) + obf) * sbf);
+    uint16_t got;
+    std::memcpy(&got, &y[kN + e], 2);
+    if (got != want) return false;
+    if (y[2 * kN + e] != _Float16(double(_Float16(double(q(e)) + 1.5)) * 0.25)) return false;
+    if (y[3 * kN + e] != _Float16(double(q(e)) * 3.0)) return false;
+  }
+  return true;
+}
+
 bool check_glu(const float* y) {
   for (uint32_t i = 0; i < kN; i++) {
     const double a = xval(i), b = double(xval(kN + i)) - 6.0;
@@ -2173,6 +2305,11 @@ const Case kCases[] = {
     {"dequant_calcount_beyond_n", dequant_calcount_beyond_n, 1, nullptr},
     {"dequant_n_misaligned", dequant_n_misaligned, 1, nullptr},
     {"dequant_tmp_too_small", dequant_tmp_too_small, 1, nullptr},
+    {"antiquant_ok", antiquant_ok, 1, check_antiquant},
+    {"antiquant_k_not_divisor", antiquant_k_not_divisor, 1, nullptr},
+    {"antiquant_transpose_k_misaligned", antiquant_transpose_k_misaligned, 1, nullptr},
+    {"antiquant_overlap", antiquant_overlap, 1, nullptr},
+    {"antiquant_scale_too_small", antiquant_scale_too_small, 1, nullptr},
     {"glu_ok", glu_ok, 1, check_glu},
     {"reduce_pattern_ok", reduce_pattern_ok, 1, check_reduce_pattern},
     {"reduce_pattern_overlap", reduce_pattern_overlap, 1, nullptr},

@@ -128,6 +128,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "silu_ok",
         "quant_ok",
         "dequant_ok",
+        "antiquant_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {
@@ -169,6 +170,7 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "silu_ok",
         "quant_ok",
         "dequant_ok",
+        "antiquant_ok",
         "glu_ok",
         "reduce_pattern_ok",
     ] {

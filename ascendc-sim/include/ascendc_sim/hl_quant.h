@@ -1,7 +1,8 @@
-// ascendc_sim/hl_quant.h — the high-level quantization APIs AscendQuant (half/float -> int8)
-// and AscendDequant (int32 -> half/bfloat16/float) (vendor pages "AscendQuant",
-// "AscendDequant", headers adv_api/quantization/ascend_quant.h, ascend_dequant.h and their
-// Atlas A2 implementations; facts only, in our own words).
+// ascendc_sim/hl_quant.h — the high-level quantization APIs AscendQuant (half/float -> int8),
+// AscendDequant (int32 -> half/bfloat16/float) and AscendAntiQuant (int8 -> half/bfloat16)
+// (vendor pages "AscendQuant", "AscendDequant", "AscendAntiQuant", headers
+// adv_api/quantization/ascend_quant.h, ascend_dequant.h, ascend_antiquant.h and their Atlas A2
+// implementations; facts only, in our own words).
 //
 // AscendQuant: dst[i] = int8(src[i] * scale + offset). Per tensor: scale and offset are
 // float scalars. Per channel: scale (and offset, a scalar or a tensor) has scaleCount
@@ -27,6 +28,18 @@
 // deqScale.GetSize() (srcTensor.GetSize() a multiple of it) and dequantize calCount (or
 // all) source elements. A uint64_t deqScale (the half-output form) uses each element's low
 // 32 bits as a float.
+//
+// AscendAntiQuant: dst = scale * (src + offset) (without offset: scale * src), per tensor
+// (scalars) or per channel (offset / scale tensors: [H, N] for src [k, N], row i using
+// parameter row i / (k / H); with isTranspose [N, W] for src [N, k], column j using parameter
+// column j / (k / W)). half output: Cast to half, Add and Mul each rounded to half; bfloat16
+// output (Atlas A2): through float, Cast to bfloat16 with CAST_RINT. H / W come from
+// shapeInfo or, when it is zero, from the parameter tensors' sizes (the simulator does not
+// record a LocalTensor's ShapeInfo, where the vendor reads them). UNCERTAIN: the Atlas A2
+// half implementation's fast path (non-transposed) appears to apply parameter row 0 to every
+// row; the simulator follows the page's formula. int4b_t sources, the 950-only forms and the
+// temporary buffer's size (GetAscendAntiQuantMaxMinTmpSize's formula is not published) are
+// not modelled / checked.
 //
 // Checks (the implementations' asserts and the pages' constraints): counts within the
 // tensors and the parameters' relations (`field_out_of_range`), AscendQuant's per-channel
@@ -71,6 +84,14 @@ struct DequantParams {
   uint32_t n;
   uint32_t calCount;
 };
+/// Heights and widths of AscendAntiQuant's offset and scale tensors (0: taken from the
+/// tensors, see AscendAntiQuant).
+struct AntiQuantShapeInfo {
+  uint32_t offsetHeight{0};
+  uint32_t offsetWidth{0};
+  uint32_t scaleHeight{0};
+  uint32_t scaleWidth{0};
+};
 }  // namespace AscendC
 
 namespace ascendc_sim::hl {
@@ -107,6 +128,21 @@ struct DequantCall {
 };
 /// Checks, evaluates and costs one AscendDequant call.
 void dequant_run(const DequantCall& q, const SrcLoc& loc);
+
+/// One AscendAntiQuant call.
+struct AntiQuantCall {
+  UbRef dst, src, offset, scale, tmp;
+  bool bf16;            // output bfloat16_t (else half)
+  bool transpose;       // isTranspose: src is [N, K] (else [K, N])
+  bool tensors;         // offset / scale are tensors (else offset_v / scale_v)
+  bool has_offset;
+  bool has_tmp;
+  uint32_t dst_size, src_size, offset_size, scale_size, tmp_bytes, k;
+  AscendC::AntiQuantShapeInfo shape;
+  float offset_v, scale_v;
+};
+/// Checks, evaluates and costs one AscendAntiQuant call.
+void antiquant_run(const AntiQuantCall& q, const SrcLoc& loc);
 
 template <class T>
 inline UbRef ref_or_none(const AscendC::LocalTensor<T>* t) {
@@ -188,6 +224,37 @@ inline void dequant(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTens
   q.count = count;
   q.scale_v = scale_v;
   dequant_run(q, loc);
+}
+
+template <class I, class O, bool transpose>
+inline void antiquant(const AscendC::LocalTensor<O>& dst, const AscendC::LocalTensor<I>& src,
+                      const AscendC::LocalTensor<O>* offset, const AscendC::LocalTensor<O>* scale, float offset_v,
+                      float scale_v, bool has_offset, const AscendC::LocalTensor<uint8_t>* tmp, uint32_t k,
+                      const AscendC::AntiQuantShapeInfo& shape, const SrcLoc& loc) {
+  static_assert(std::is_same_v<I, int8_t>,
+                "AscendAntiQuant: the simulator models int8_t sources (int4b_t is not implemented)");
+  static_assert(is_one_of_v<O, half, bfloat16_t>, "AscendAntiQuant: output type must be half or bfloat16_t");
+  AntiQuantCall q{};
+  q.dst = dst.ref();
+  q.src = src.ref();
+  q.offset = ref_or_none(offset);
+  q.scale = ref_or_none(scale);
+  q.tmp = ref_or_none(tmp);
+  q.bf16 = std::is_same_v<O, bfloat16_t>;
+  q.transpose = transpose;
+  q.tensors = scale != nullptr;
+  q.has_offset = has_offset;
+  q.has_tmp = tmp != nullptr;
+  q.dst_size = dst.GetSize();
+  q.src_size = src.GetSize();
+  q.offset_size = offset ? offset->GetSize() : 0;
+  q.scale_size = scale ? scale->GetSize() : 0;
+  q.tmp_bytes = tmp ? tmp->GetSize() : 0;
+  q.k = k;
+  q.shape = shape;
+  q.offset_v = offset_v;
+  q.scale_v = scale_v;
+  antiquant_run(q, loc);
 }
 
 }  // namespace ascendc_sim::hl
@@ -365,6 +432,64 @@ inline void AscendDequant(const LocalTensor<dstT>& dstTensor, const LocalTensor<
                 "AscendDequant: this dstTensor / scalar deqScale type pair is not supported on Ascend910B");
   ascendc_sim::hl::dequant<dstT, scaleT, mode>(dstTensor, srcTensor, nullptr, ascendc_sim::to_f32(deqScale),
                                                nullptr, &params, 0, loc);
+}
+
+// ---- AscendAntiQuant (int8_t -> half / bfloat16_t) ----
+/// AscendAntiQuant per channel: dst = scale * (src + offset). isTranspose false: src is
+/// [k, N] (N = src.GetSize() / k) and offset/scale are [H, N], row i using parameter row
+/// i / (k / H); true: src is [N, k] (k a multiple of 32) and offset/scale are [N, W], column j
+/// using parameter column j / (k / W). H / W come from shapeInfo, or, when it is 0, from the
+/// tensors' sizes (the simulator does not record a LocalTensor's ShapeInfo).
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& offset, const LocalTensor<OutputDataType>& scale,
+                            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(dst, src, &offset, &scale, 0.0f, 0.0f, true,
+                                                                         &sharedTmpBuffer, k, shapeInfo, loc);
+}
+/// Per channel without offset: dst = scale * src.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& scale, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                            const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(dst, src, nullptr, &scale, 0.0f, 0.0f, false,
+                                                                         &sharedTmpBuffer, k, shapeInfo, loc);
+}
+/// Per channel, framework-allocated temporary space.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& offset, const LocalTensor<OutputDataType>& scale,
+                            const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(dst, src, &offset, &scale, 0.0f, 0.0f, true,
+                                                                         nullptr, k, shapeInfo, loc);
+}
+/// Per tensor: dst = scale * (src + offset) with scalars.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const OutputDataType offset, const OutputDataType scale,
+                            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(
+      dst, src, nullptr, nullptr, ascendc_sim::to_f32(offset), ascendc_sim::to_f32(scale), true, &sharedTmpBuffer, k,
+      shapeInfo, loc);
+}
+/// Per tensor without offset: dst = scale * src.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const OutputDataType scale, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(
+      dst, src, nullptr, nullptr, 0.0f, ascendc_sim::to_f32(scale), false, &sharedTmpBuffer, k, shapeInfo, loc);
+}
+/// Per tensor, framework-allocated temporary space.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const OutputDataType offset, const OutputDataType scale, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, ASCENDC_SIM_LOC) {
+  ascendc_sim::hl::antiquant<InputDataType, OutputDataType, isTranspose>(
+      dst, src, nullptr, nullptr, ascendc_sim::to_f32(offset), ascendc_sim::to_f32(scale), true, nullptr, k, shapeInfo,
+      loc);
 }
 
 }  // namespace AscendC
