@@ -1,17 +1,21 @@
 // ascendc_sim/hl_rowwise.h — the machinery shared by the row-wise high-level APIs
-// (hl_softmax.h: SoftMax, SimpleSoftMax, LogSoftMax; hl_norm.h: RmsNorm, LayerNorm; hl_reduce.h: Sum).
+// (hl_softmax.h: SoftMax, SimpleSoftMax, LogSoftMax; hl_norm.h: RmsNorm, LayerNorm; hl_reduce.h: Sum;
+// hl_quant.h: AscendQuant, AscendDequant, AscendAntiQuant).
 //
 // Like the element-wise high-level APIs (hl_elementwise.h) these are evaluated, not
 // replayed: each output element is computed in double from the inputs and rounded once to
 // its type (the vendor's implementation computes in float for half and float inputs; the
-// results agree within the documented high-level-API tolerances, not bit for bit). What the
+// results agree within the documented high-level-API tolerances, not bit for bit; the
+// quantization APIs of hl_quant.h instead round at each step their implementation rounds,
+// which decides int8 results and ties, so they match bit for bit). What the
 // NPU would spend is reported as the basic-instruction sequence the vendor's implementation
 // issues per pass over the rows the tiling gives (hl::charge), never less than the same
 // work written by hand.
 //
 // Checks, per call: every operand allocated, not freed, 32-byte aligned and its footprint
 // inside its buffer; no partial overlap between a destination and a source (exact in place
-// is allowed, as the vendor allows dst to reuse src); sharedTmpBuffer overlapping an
+// is allowed, as the vendor allows dst to reuse src; a Tile's `reuse_start` also allows a
+// narrower destination starting at it, `exclusive` forbids any overlap); sharedTmpBuffer overlapping an
 // operand is `vector_overlap` (the vendor pages: "sharedTmpBuffer must not overlap the
 // source or destination"); the whole call is one PIPE_V instruction for the hazard checker.
 // Shadow bits: an output element is initialized iff every input element it depends on was.
