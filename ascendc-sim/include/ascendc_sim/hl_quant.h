@@ -10,7 +10,8 @@
 // The Atlas A2 implementation runs in half: float sources, scales and offsets are cast to
 // half first (round to nearest even), then Muls/Mul by the scale, Adds/Add of the offset
 // (each rounded to half) and a Cast half -> int8 (round to nearest even, saturating). The
-// simulator rounds at each of those steps, so results match the NPU's bit for bit.
+// simulator rounds at each of those steps (not once from an exact value): the steps decide
+// int8 results and ties.
 // Surprise (the implementation's own comment "source vector of scale is reused"): for float
 // data the per-channel forms cast scaleTensor (and offsetTensor) to half *in place* — after
 // the call their first scaleCount * 2 bytes hold halves, so a second call with the same

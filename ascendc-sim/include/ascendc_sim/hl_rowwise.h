@@ -7,7 +7,7 @@
 // its type (the vendor's implementation computes in float for half and float inputs; the
 // results agree within the documented high-level-API tolerances, not bit for bit; the
 // quantization APIs of hl_quant.h instead round at each step their implementation rounds,
-// which decides int8 results and ties, so they match bit for bit). What the
+// which decides int8 results and ties). What the
 // NPU would spend is reported as the basic-instruction sequence the vendor's implementation
 // issues per pass over the rows the tiling gives (hl::charge), never less than the same
 // work written by hand.
