@@ -16,7 +16,11 @@
 //! comments, parentheses, statement order and splitting (`t = x*x; y = t+1` ≡
 //! `y = x*x + 1`), dead statements, how numbers are spelled (`1e-6` ≡ `0.000001`, `2` ≡
 //! `2.0`), keyword order and defaults (`keepdims=false`), negative axes (`axis=-1` ≡ the
-//! last axis's index), `neg(x)` ≡ `-x`, the order of entries in the `inputs`, `outputs` and
+//! last axis's index, likewise for `concat`, `iota`, `argmax`/`argmin` and
+//! `take_along_axis`), `neg(x)` ≡ `-x`, how a subscript is spelled (it is resolved against its
+//! operand's shape to one canonical pick per axis: `x[..., :64]` ≡ `x[:, 0:64:1]` ≡
+//! `x[:, :-64]` for a 128-wide `x`, and a subscript that takes everything, `x[...]` or
+//! `x[:, 0:128]`, is `x` itself), the order of entries in the `inputs`, `outputs` and
 //! `attrs` tables, paths, `shapes`, `tolerance`, `init` and `pattern` (verification
 //! settings: the store's manifest records what an entry was verified with).
 //!
@@ -34,7 +38,12 @@ use std::fmt;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use crate::spec::reference::{normalize_axis, BinaryOp, Expr, ExprKind, Func, ReduceOp};
+use std::collections::BTreeMap;
+
+use crate::spec::reference::subscript::{template_picks, Pick};
+use crate::spec::reference::{
+    infer_shapes, normalize_axis, shape_of, ArgOp, BinaryOp, Expr, ExprKind, Func, ReduceOp,
+};
 use crate::spec::{AttrValue, Dim, OpSpec, ShapeTemplate};
 
 /// The version of the canonical encoding. Bump it whenever the encoding changes meaning;
@@ -133,15 +142,34 @@ enum Node {
     Cast(&'static str, usize),
     /// Op, normalized axis (`None` = all), keepdims, operand.
     Reduce(ReduceOp, Option<usize>, bool, usize),
+    /// Canonical picks (one per axis, not all whole), operand.
+    Subscript(Vec<Pick>, usize),
+    /// A subscript whose operand's shape is unknown (an unvalidated spec): the items as
+    /// written, operand.
+    SubscriptRaw(String, usize),
+    /// Normalized axis (`None`: out of range), operands.
+    Concat(Option<usize>, Vec<usize>),
+    /// Normalized axis, operand.
+    Iota(Option<usize>, usize),
+    /// Op, normalized axis (`None` = all), keepdims, operand.
+    ArgReduce(ArgOp, Option<usize>, bool, usize),
+    /// Normalized axis, operand, indices.
+    Take(Option<usize>, usize, usize),
 }
 
 impl Node {
     fn children(&self) -> Vec<usize> {
         match self {
             Node::Number(_) | Node::Input(_) | Node::Attr(_) | Node::Free(_) => vec![],
-            Node::Neg(a) | Node::Cast(_, a) | Node::Reduce(_, _, _, a) => vec![*a],
-            Node::Binary(_, a, b) => vec![*a, *b],
-            Node::Call(_, args) => args.clone(),
+            Node::Neg(a)
+            | Node::Cast(_, a)
+            | Node::Reduce(_, _, _, a)
+            | Node::Subscript(_, a)
+            | Node::SubscriptRaw(_, a)
+            | Node::Iota(_, a)
+            | Node::ArgReduce(_, _, _, a) => vec![*a],
+            Node::Binary(_, a, b) | Node::Take(_, a, b) => vec![*a, *b],
+            Node::Call(_, args) | Node::Concat(_, args) => args.clone(),
         }
     }
 }
@@ -152,6 +180,9 @@ struct Dag<'a> {
     ranks: Vec<usize>,
     ids: HashMap<Node, usize>,
     names: HashMap<&'a str, usize>,
+    /// The shapes of the op's names, when the reference has a subscript and its shapes
+    /// infer: what subscripts are resolved against.
+    shapes: Option<BTreeMap<String, ShapeTemplate>>,
 }
 
 impl<'a> Dag<'a> {
@@ -211,8 +242,83 @@ impl<'a> Dag<'a> {
                 };
                 self.add(Node::Reduce(*op, axis, *keepdims, a), r)
             }
+            ExprKind::ArgReduce {
+                op,
+                operand,
+                axis,
+                keepdims,
+            } => {
+                let a = self.expr(operand);
+                let rank = self.ranks[a];
+                let axis = axis.and_then(|x| normalize_axis(x, rank));
+                let r = match (axis, keepdims) {
+                    (_, true) => rank,
+                    (None, false) => 0,
+                    (Some(_), false) => rank.saturating_sub(1),
+                };
+                self.add(Node::ArgReduce(*op, axis, *keepdims, a), r)
+            }
+            ExprKind::Subscript { operand, items } => {
+                let a = self.expr(operand);
+                let picks = self
+                    .shapes
+                    .as_ref()
+                    .and_then(|m| shape_of(operand, m).ok())
+                    .and_then(|shape| template_picks(items, &shape).ok());
+                match picks {
+                    Some(p) if p.iter().all(|p| *p == Pick::Whole) => a,
+                    Some(p) => {
+                        let r = p.iter().filter(|p| !matches!(p, Pick::Index(_))).count();
+                        self.add(Node::Subscript(p, a), r)
+                    }
+                    None => {
+                        let dropped = items
+                            .iter()
+                            .filter(|i| {
+                                matches!(i, crate::spec::reference::SubscriptItem::Index(_))
+                            })
+                            .count();
+                        let text: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+                        let r = self.ranks[a].saturating_sub(dropped);
+                        self.add(Node::SubscriptRaw(text.join(","), a), r)
+                    }
+                }
+            }
+            ExprKind::Concat { operands, axis } => {
+                let ids: Vec<usize> = operands.iter().map(|a| self.expr(a)).collect();
+                let r = ids.iter().map(|&i| self.ranks[i]).max().unwrap_or(0);
+                let axis = normalize_axis(*axis, r);
+                self.add(Node::Concat(axis, ids), r)
+            }
+            ExprKind::Iota { operand, axis } => {
+                let a = self.expr(operand);
+                let r = self.ranks[a];
+                self.add(Node::Iota(normalize_axis(*axis, r), a), r)
+            }
+            ExprKind::TakeAlongAxis {
+                operand,
+                indices,
+                axis,
+            } => {
+                let (a, b) = (self.expr(operand), self.expr(indices));
+                let r = self.ranks[a].max(self.ranks[b]);
+                self.add(Node::Take(normalize_axis(*axis, r), a, b), r)
+            }
         }
     }
+}
+
+/// How a canonical pick reads in the encoding: `:`, an index, `first+count*step`.
+fn pick_text(p: &Pick) -> String {
+    match p {
+        Pick::Whole => ":".to_string(),
+        Pick::Index(i) => i.to_string(),
+        Pick::Range { first, count, step } => format!("{first}+{count}*{step}"),
+    }
+}
+
+fn axis_text(axis: Option<usize>) -> String {
+    axis.map_or("all".to_string(), |k| k.to_string())
 }
 
 fn write_shape(out: &mut String, shape: &ShapeTemplate, dims: &[String]) {
@@ -261,11 +367,27 @@ pub fn canonical_encoding(op: &OpSpec) -> String {
     }
 
     // Build the DAG statement by statement.
+    // Subscripts are resolved against their operands' shapes; references without one do not
+    // infer shapes here.
+    let shapes = op
+        .reference
+        .any_node(|e| matches!(e.kind, ExprKind::Subscript { .. }))
+        .then(|| {
+            let ins: Vec<(&str, &ShapeTemplate)> = op
+                .inputs
+                .iter()
+                .map(|i| (i.name.as_str(), &i.decl.shape))
+                .collect();
+            let attrs: Vec<&str> = op.attrs.iter().map(|a| a.name.as_str()).collect();
+            infer_shapes(&op.reference, &ins, &attrs).ok()
+        })
+        .flatten();
     let mut dag = Dag {
         nodes: Vec::new(),
         ranks: Vec::new(),
         ids: HashMap::new(),
         names: HashMap::new(),
+        shapes,
     };
     for i in &op.inputs {
         let id = dag.add(Node::Input(i.name.clone()), i.decl.shape.rank());
@@ -324,6 +446,31 @@ pub fn canonical_encoding(op: &OpSpec) -> String {
                     axis.map_or("all".to_string(), |k| k.to_string()),
                     u8::from(*keep),
                     c(*a)
+                ),
+                Node::Subscript(picks, a) => {
+                    let p: Vec<String> = picks.iter().map(pick_text).collect();
+                    format!("subscript [{}] %{}", p.join(","), c(*a))
+                }
+                Node::SubscriptRaw(items, a) => {
+                    format!("subscript-as-written [{items}] %{}", c(*a))
+                }
+                Node::Concat(axis, args) => {
+                    let a: Vec<String> = args.iter().map(|&i| format!("%{}", c(i))).collect();
+                    format!("concat axis={} {}", axis_text(*axis), a.join(" "))
+                }
+                Node::Iota(axis, a) => format!("iota axis={} %{}", axis_text(*axis), c(*a)),
+                Node::ArgReduce(op, axis, keep, a) => format!(
+                    "{} axis={} keepdims={} %{}",
+                    op.name(),
+                    axis_text(*axis),
+                    u8::from(*keep),
+                    c(*a)
+                ),
+                Node::Take(axis, a, b) => format!(
+                    "take_along_axis axis={} %{} %{}",
+                    axis_text(*axis),
+                    c(*a),
+                    c(*b)
                 ),
             };
             writeln!(lines, "%{next} = {text}").expect("write to String");

@@ -334,3 +334,74 @@ y = cast(p, f16)
     ));
     has(&ps, "eager.calls.q", "not assigned by the recipe");
 }
+
+#[test]
+fn indexing_constructs_are_unsupported_by_name_not_lowered_wrongly() {
+    use agenticcann_build::synth::{propose, SynthError};
+    let ops = load(
+        r#"
+[package.metadata.agenticcann.ops.swiglu_packed]
+inputs  = { x = "f16[rows, 256]" }
+outputs = { y = "f16[rows, 128]" }
+reference = "y = x[..., :128] * sigmoid(x[..., :128]) * x[..., 128:]"
+shapes  = [{ rows = 3 }]
+
+[package.metadata.agenticcann.ops.causal]
+inputs  = { s = "f16[rows, 16]" }
+outputs = { y = "f16[rows, 16]" }
+reference = "y = where(iota(s, axis=-1) > 3, -inf, s)"
+shapes  = [{ rows = 16 }]
+
+[package.metadata.agenticcann.ops.greedy]
+inputs  = { x = "f32[rows, 64]" }
+outputs = { t = "i32[rows]" }
+reference = "t = argmax(x, axis=-1)"
+shapes  = [{ rows = 1 }]
+
+[package.metadata.agenticcann.ops.gather]
+inputs  = { x = "f32[rows, 64]", i = "i32[rows, 1]" }
+outputs = { y = "f32[rows, 1]" }
+reference = "y = take_along_axis(x, i, axis=-1) * 2"
+shapes  = [{ rows = 1 }]
+
+[package.metadata.agenticcann.ops.rot]
+inputs  = { x = "f32[rows, 64]" }
+outputs = { y = "f32[rows, 64]" }
+reference = "y = concat(x[..., 32:], x[..., :32], axis=-1) + 1"
+shapes  = [{ rows = 1 }]
+"#,
+    );
+    let names = [
+        "subscript `x[…]`",
+        "iota",
+        "argmax",
+        "take_along_axis",
+        "concat",
+    ];
+    for (op, construct) in ops.iter().zip(names) {
+        match propose(op, &SynthOptions::default()) {
+            Err(SynthError::Unsupported { reason, .. }) => {
+                assert!(reason.contains(construct), "{}: {reason}", op.name)
+            }
+            other => panic!(
+                "{}: expected Unsupported, got {:?}",
+                op.name,
+                other.map(|_| ())
+            ),
+        }
+        match eager_plan(op) {
+            Err(SynthError::Unsupported { reason, .. }) => {
+                assert!(
+                    reason.contains("eager decomposition") && reason.contains(construct),
+                    "{}: {reason}",
+                    op.name
+                )
+            }
+            other => panic!(
+                "{}: expected Unsupported, got {:?}",
+                op.name,
+                other.map(|_| ())
+            ),
+        }
+    }
+}

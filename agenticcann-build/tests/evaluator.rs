@@ -1,5 +1,6 @@
 //! The f64 evaluator against hand-computed values: every function and operator,
-//! reductions with and without keepdims, numpy broadcasting.
+//! reductions with and without keepdims, numpy broadcasting, subscripts, `concat`, `iota`,
+//! `argmax`/`argmin` and `take_along_axis`.
 
 use std::collections::HashMap;
 
@@ -254,4 +255,227 @@ fn intermediates_and_attrs() {
         &[("k", 3.0)],
     );
     assert_eq!(y, arr1(&[16.0, 49.0]).into_dyn());
+}
+
+/// [[0, 1, 2, 3], [4, 5, 6, 7]]
+fn m24() -> ArrayD<f64> {
+    arr2(&[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]).into_dyn()
+}
+
+fn ev(src: &str, x: ArrayD<f64>) -> ArrayD<f64> {
+    eval_with(src, &[("x", x)], &[])
+}
+
+fn eval_err(
+    src: &str,
+    inputs: &[(&str, ArrayD<f64>)],
+) -> agenticcann_build::spec::reference::ReferenceError {
+    let r = Reference::parse(src).unwrap();
+    let inputs: HashMap<String, ArrayD<f64>> = inputs
+        .iter()
+        .map(|(n, a)| (n.to_string(), a.clone()))
+        .collect();
+    evaluate(&r, &inputs, &HashMap::new()).expect_err(src)
+}
+
+#[test]
+fn subscripts_follow_numpy_basic_slicing() {
+    let x = m24();
+    let r = |s: &str| ev(&format!("y = x{s}"), x.clone());
+    assert_eq!(r("[..., 0:2]"), arr2(&[[0.0, 1.0], [4.0, 5.0]]).into_dyn());
+    assert_eq!(r("[:, 2:]"), arr2(&[[2.0, 3.0], [6.0, 7.0]]).into_dyn());
+    assert_eq!(r("[..., ::2]"), arr2(&[[0.0, 2.0], [4.0, 6.0]]).into_dyn());
+    assert_eq!(r("[..., 1::2]"), arr2(&[[1.0, 3.0], [5.0, 7.0]]).into_dyn());
+    assert_eq!(
+        r("[:, ::-1]"),
+        arr2(&[[3.0, 2.0, 1.0, 0.0], [7.0, 6.0, 5.0, 4.0]]).into_dyn()
+    );
+    assert_eq!(
+        r("[::-1, -1:0:-2]"),
+        arr2(&[[7.0, 5.0], [3.0, 1.0]]).into_dyn()
+    );
+    assert_eq!(r("[:, -3:-1]"), arr2(&[[1.0, 2.0], [5.0, 6.0]]).into_dyn());
+    assert_eq!(r("[1]"), arr1(&[4.0, 5.0, 6.0, 7.0]).into_dyn());
+    assert_eq!(r("[..., -1]"), arr1(&[3.0, 7.0]).into_dyn());
+    assert_eq!(r("[0, 2]"), arr0(2.0).into_dyn());
+    assert_eq!(r("[...]"), x);
+    assert_eq!(
+        r("[-100:100, 1:100:2]"),
+        arr2(&[[1.0, 3.0], [5.0, 7.0]]).into_dyn()
+    );
+    assert_eq!(r("[1:][0][1:3]"), arr1(&[5.0, 6.0]).into_dyn());
+    // Out of range at evaluation: a Shape error with the subscript's span.
+    let e = eval_err("y = x[:, 4]", &[("x", x.clone())]);
+    assert_eq!(e.kind, ReferenceErrorKind::Shape);
+    assert_eq!((e.span.start, e.span.end), (4, 11));
+    assert!(e.message.contains("out of range"), "{}", e.message);
+}
+
+#[test]
+fn concat_and_rotate_half() {
+    let x = m24();
+    assert_eq!(
+        ev("y = concat(x[..., 2:], x[..., :2], axis=-1)", x.clone()),
+        arr2(&[[2.0, 3.0, 0.0, 1.0], [6.0, 7.0, 4.0, 5.0]]).into_dyn()
+    );
+    assert_eq!(
+        ev("y = concat(x, x[:1] * 10, axis=0)", x.clone()),
+        arr2(&[
+            [0.0, 1.0, 2.0, 3.0],
+            [4.0, 5.0, 6.0, 7.0],
+            [0.0, 10.0, 20.0, 30.0]
+        ])
+        .into_dyn()
+    );
+    // Llama's rotate_half: concat(-x2, x1); RoPE y = x cos + rotate_half(x) sin.
+    let y = eval_with(
+        "r = concat(-x[..., 2:], x[..., :2], axis=-1)\ny = x * c + r * s",
+        &[
+            ("x", m24()),
+            ("c", arr1(&[1.0, 0.0, 1.0, 0.0]).into_dyn()),
+            ("s", arr1(&[0.0, 1.0, 0.0, 1.0]).into_dyn()),
+        ],
+        &[],
+    );
+    // Columns 0 and 2 keep x; column 1 is -x[3], column 3 is x[1].
+    assert_eq!(
+        y,
+        arr2(&[[0.0, -3.0, 2.0, 1.0], [4.0, -7.0, 6.0, 5.0]]).into_dyn()
+    );
+    let e = eval_err(
+        "y = concat(x, z, axis=0)",
+        &[("x", x), ("z", arr1(&[1.0]).into_dyn())],
+    );
+    assert_eq!(e.kind, ReferenceErrorKind::Shape);
+}
+
+#[test]
+fn swiglu_over_a_packed_gate_up_tensor() {
+    // [R=1, 2*I=4]: gate = [0, 1], up = [2, 3]; y = silu(gate) * up.
+    let y = ev(
+        "y = x[..., :2] * sigmoid(x[..., :2]) * x[..., 2:]",
+        arr2(&[[0.0, 1.0, 2.0, 3.0]]).into_dyn(),
+    );
+    let silu1 = 1.0 / (1.0 + (-1.0f64).exp());
+    assert_eq!(y[[0, 0]], 0.0);
+    assert!((y[[0, 1]] - 3.0 * silu1).abs() < 1e-15);
+}
+
+#[test]
+fn iota_and_the_causal_mask() {
+    let s = ArrayD::<f64>::zeros(IxDyn(&[2, 3]));
+    assert_eq!(
+        ev("y = iota(x, axis=-1)", s.clone()),
+        arr2(&[[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]).into_dyn()
+    );
+    assert_eq!(
+        ev("y = iota(x, axis=0)", s),
+        arr2(&[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]).into_dyn()
+    );
+    let s = arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]).into_dyn();
+    let ni = f64::NEG_INFINITY;
+    assert_eq!(
+        ev("y = where(iota(x, axis=-1) > iota(x, axis=-2), -inf, x)", s),
+        arr2(&[[1.0, ni, ni], [4.0, 5.0, ni], [7.0, 8.0, 9.0]]).into_dyn()
+    );
+}
+
+#[test]
+fn argmax_and_argmin_take_the_first_index() {
+    let x = arr2(&[[1.0, 5.0, 5.0, -2.0], [3.0, 3.0, 0.0, 0.0]]).into_dyn();
+    let r = |s: &str| ev(&format!("y = {s}"), x.clone());
+    assert_eq!(r("argmax(x, axis=-1)"), arr1(&[1.0, 0.0]).into_dyn());
+    assert_eq!(r("argmin(x, axis=1)"), arr1(&[3.0, 2.0]).into_dyn());
+    assert_eq!(
+        r("argmax(x, axis=0)"),
+        arr1(&[1.0, 0.0, 0.0, 1.0]).into_dyn()
+    );
+    assert_eq!(
+        r("argmin(x, axis=0, keepdims=true)"),
+        arr2(&[[0.0, 1.0, 1.0, 0.0]]).into_dyn()
+    );
+    // Flat row-major index over every axis.
+    assert_eq!(r("argmax(x)"), arr0(1.0).into_dyn());
+    assert_eq!(r("argmin(x)"), arr0(3.0).into_dyn());
+    assert_eq!(r("argmin(x, keepdims=true)"), arr2(&[[3.0]]).into_dyn());
+    // NaN is the extreme (the first NaN wins), as numpy.
+    let n = arr1(&[1.0, f64::NAN, 9.0, f64::NAN]).into_dyn();
+    assert_eq!(ev("y = argmax(x, axis=0)", n.clone()), arr0(1.0).into_dyn());
+    assert_eq!(ev("y = argmin(x, axis=0)", n), arr0(1.0).into_dyn());
+    // Zero elements have no argmax.
+    let e = eval_err(
+        "y = argmax(x, axis=-1)",
+        &[("x", ArrayD::zeros(IxDyn(&[2, 0])))],
+    );
+    assert_eq!(e.kind, ReferenceErrorKind::Eval);
+    // Indices are exact integers far beyond f16's range.
+    let mut big = ArrayD::<f64>::zeros(IxDyn(&[1, 151936]));
+    big[[0, 151935]] = 1.0;
+    assert_eq!(
+        ev("y = argmax(x, axis=-1)", big),
+        arr1(&[151935.0]).into_dyn()
+    );
+}
+
+#[test]
+fn take_along_axis_gathers_like_numpy() {
+    let x = m24();
+    let idx = arr2(&[[3.0], [1.0]]).into_dyn();
+    let y = eval_with(
+        "y = take_along_axis(x, i, axis=1)",
+        &[("x", x.clone()), ("i", idx)],
+        &[],
+    );
+    assert_eq!(y, arr2(&[[3.0], [5.0]]).into_dyn());
+    // Several indices per row, negative ones from the end.
+    let idx = arr2(&[[0.0, -1.0, 0.0], [2.0, 2.0, -4.0]]).into_dyn();
+    let y = eval_with(
+        "y = take_along_axis(x, i, axis=-1)",
+        &[("x", x.clone()), ("i", idx)],
+        &[],
+    );
+    assert_eq!(y, arr2(&[[0.0, 3.0, 0.0], [6.0, 6.0, 4.0]]).into_dyn());
+    // Along axis 0; indices broadcast over the other axis.
+    let idx = arr2(&[[1.0], [0.0], [1.0]]).into_dyn();
+    let y = eval_with(
+        "y = take_along_axis(x, i, axis=0)",
+        &[("x", x.clone()), ("i", idx)],
+        &[],
+    );
+    assert_eq!(
+        y,
+        arr2(&[
+            [4.0, 5.0, 6.0, 7.0],
+            [0.0, 1.0, 2.0, 3.0],
+            [4.0, 5.0, 6.0, 7.0]
+        ])
+        .into_dyn()
+    );
+    // Cross-entropy by label: logsumexp(x) - x[label].
+    let lab = arr2(&[[2.0], [0.0]]).into_dyn();
+    let y = eval_with(
+        "m = max(x, axis=-1, keepdims=true)\nl = log(sum(exp(x - m), axis=-1, keepdims=true)) + m\ny = l - take_along_axis(x, lab, axis=-1)",
+        &[("x", x.clone()), ("lab", lab)],
+        &[],
+    );
+    let lse = |r: [f64; 4]| r.iter().map(|v| v.exp()).sum::<f64>().ln();
+    assert!((y[[0, 0]] - (lse([0.0, 1.0, 2.0, 3.0]) - 2.0)).abs() < 1e-12);
+    assert!((y[[1, 0]] - (lse([4.0, 5.0, 6.0, 7.0]) - 4.0)).abs() < 1e-12);
+    // Gather of argmax: the row maxima.
+    assert_eq!(
+        ev(
+            "y = take_along_axis(x, argmax(x, axis=1, keepdims=true), axis=1)",
+            x.clone()
+        ),
+        arr2(&[[3.0], [7.0]]).into_dyn()
+    );
+    // Out of range and non-integer indices are errors at the indices.
+    for bad in [4.0, -5.0, 0.5] {
+        let e = eval_err(
+            "y = take_along_axis(x, i, axis=1)",
+            &[("x", x.clone()), ("i", arr2(&[[0.0], [bad]]).into_dyn())],
+        );
+        assert_eq!(e.kind, ReferenceErrorKind::Eval, "{bad}");
+        assert_eq!((e.span.start, e.span.end), (23, 24), "{bad}");
+    }
 }

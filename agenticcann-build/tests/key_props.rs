@@ -438,3 +438,76 @@ fn long_statement_chains_do_not_overflow_the_stack() {
     assert_eq!(enc.matches(" = mul ").count(), 4999);
     let _ = op.key();
 }
+
+#[test]
+fn subscripts_are_keyed_by_what_they_select() {
+    let base = |reference: &str, y: &str| {
+        load(&format!(
+            "[package]\nname = \"k\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n[package.metadata.agenticcann.ops.o]\ninputs = {{ x = \"f32[r, 8]\", i = \"i32[r, 1]\" }}\noutputs = {{ y = \"{y}\" }}\nshapes = [{{ r = 1 }}]\nreference = '''{reference}'''\n"
+        ))
+        .key()
+    };
+    let half = "f32[r, 4]";
+    let k = base("y = x[..., :4] * x[..., 4:]", half);
+    for same in [
+        "y = x[:, 0:4] * x[:, 4:8]",
+        "y = x[:, :-4:1] * x[..., -4:]",
+        "y = x[..., -100:4][...] * x[0:, 4:100]",
+        "g = x[:, :4]\nu = x[..., 4::1]\ny = g * u",
+    ] {
+        assert_eq!(k, base(same, half), "{same}");
+    }
+    assert_ne!(k, base("y = x[..., 4:] * x[..., :4]", half));
+    assert_ne!(k, base("y = x[..., ::2] * x[..., 1::2]", half));
+    // Taking everything is the operand itself.
+    let full = "f32[r, 8]";
+    assert_eq!(base("y = x * 2", full), base("y = x[...] * 2", full));
+    assert_eq!(base("y = x * 2", full), base("y = x[:, 0:8:1] * 2", full));
+    assert_ne!(base("y = x * 2", full), base("y = x[:, ::-1] * 2", full));
+    // One element: the step does not matter.
+    let one = "f32[r, 1]";
+    assert_eq!(base("y = x[:, 3:4]", one), base("y = x[:, -5:-4:7]", one));
+    assert_ne!(base("y = x[:, 3:4]", one), base("y = x[:, 4:5]", one));
+    // The other new constructs normalize their axes.
+    let k = base("y = concat(x[..., 4:], x[..., :4], axis=-1)", full);
+    assert_eq!(k, base("y = concat(x[:, 4:], x[:, 0:4], axis=1)", full));
+    assert_ne!(k, base("y = concat(x[..., :4], x[..., 4:], axis=1)", full));
+    let k = base("y = where(iota(x, axis=-1) > 3, x, 0)", full);
+    assert_eq!(k, base("y = where(iota(x, axis=1) > 3, x, 0)", full));
+    assert_ne!(k, base("y = where(iota(x, axis=0) > 3, x, 0)", full));
+    let k = base("y = argmax(x, axis=-1, keepdims=true)", "i32[r, 1]");
+    assert_eq!(k, base("y = argmax(x, keepdims=True, axis=1)", "i32[r, 1]"));
+    assert_ne!(
+        k,
+        base("y = argmin(x, axis=-1, keepdims=true)", "i32[r, 1]")
+    );
+    let k = base("y = take_along_axis(x, i, axis=-1)", one);
+    assert_eq!(k, base("y = take_along_axis(x, i, axis=1)", one));
+    assert_ne!(k, base("y = take_along_axis(x, i + 1, axis=1)", one));
+}
+
+#[test]
+fn encoding_of_the_new_constructs() {
+    let m = r#"
+[package]
+name = "k"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.ce]
+inputs  = { x = "f32[rows, 8]", lab = "i32[rows, 1]" }
+outputs = { y = "f32[rows, 1]", a = "i32[rows]" }
+reference = '''
+y = take_along_axis(concat(x[..., 1::2], x[..., 0:1], axis=-1), lab, axis=-1)
+a = argmax(x * iota(x, axis=0), axis=-1)
+'''
+shapes  = [{ rows = 1 }]
+"#;
+    let op = load(m);
+    assert_eq!(
+        canonical_encoding(&op),
+        "agenticcann-key/1\narch dav-c220-vec\ninput lab i32[$0,1]\ninput x f32[$0,8]\noutput a i32[$0]\noutput y f32[$0,1]\n\
+%0 = input x\n%1 = iota axis=0 %0\n%2 = mul %0 %1\n%3 = argmax axis=1 keepdims=0 %2\n\
+%4 = subscript [:,1+4*2] %0\n%5 = subscript [:,0+1*1] %0\n%6 = concat axis=1 %4 %5\n%7 = input lab\n\
+%8 = take_along_axis axis=1 %6 %7\nresult a %3\nresult y %8\n"
+    );
+}

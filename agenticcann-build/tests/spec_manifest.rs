@@ -577,3 +577,117 @@ fn bindings_over_the_evaluator_cap_are_too_large() {
     let at = HashMap::from([("rows".to_string(), (MAX_EVAL_ELEMENTS / 4096) as usize)]);
     assert!(op.tensor_shapes(&at).is_ok());
 }
+
+/// Benchmark ops the indexing constructs make expressible: slices of a packed tensor,
+/// rotate-half, interleaved lanes, a causal mask, argmax to an integer output, cross-entropy
+/// by label.
+const INDEXING: &str = r#"
+[package.metadata.agenticcann.ops.swiglu_packed]
+inputs  = { x = "bf16[rows, 256]" }
+outputs = { y = "bf16[rows, 128]" }
+reference = "g = x[..., :128]\nu = x[..., 128:]\ny = g * sigmoid(g) * u"
+shapes  = [{ rows = 3 }]
+
+[package.metadata.agenticcann.ops.rope_half]
+inputs  = { x = "f16[t, 8, 128]", c = "f16[t, 1, 128]", s = "f16[t, 1, 128]" }
+outputs = { y = "f16[t, 8, 128]" }
+reference = "y = x * c + concat(-x[..., 64:], x[..., :64], axis=-1) * s"
+shapes  = [{ t = 2 }]
+
+[package.metadata.agenticcann.ops.even_odd]
+inputs  = { x = "f32[rows, 64]" }
+outputs = { y = "f32[rows, 32]" }
+reference = "y = x[..., ::2] * x[..., 1::2]"
+shapes  = [{ rows = 2 }]
+
+[package.metadata.agenticcann.ops.causal]
+inputs  = { s = "f16[b, 4, 16, 16]" }
+outputs = { y = "f16[b, 4, 16, 16]" }
+reference = "y = where(iota(s, axis=-1) > iota(s, axis=-2), -inf, s)"
+shapes  = [{ b = 1 }]
+
+[package.metadata.agenticcann.ops.greedy]
+inputs  = { logits = "f32[rows, 32000]" }
+outputs = { token = "i32[rows]" }
+reference = "token = argmax(logits, axis=-1)"
+shapes  = [{ rows = 1 }]
+
+[package.metadata.agenticcann.ops.cross_entropy]
+inputs  = { x = "f32[rows, 32000]", label = "i32[rows, 1]" }
+outputs = { loss = "f32[rows, 1]" }
+reference = '''
+m = max(x, axis=-1, keepdims=true)
+lse = log(sum(exp(x - m), axis=-1, keepdims=true)) + m
+loss = lse - take_along_axis(x, label, axis=-1)
+'''
+shapes  = [{ rows = 4 }]
+"#;
+
+#[test]
+fn indexing_constructs_validate_in_manifests() {
+    let spec = Spec::from_manifest_str(&manifest(INDEXING), None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap();
+    assert_eq!(spec.ops.len(), 6);
+    let greedy = spec.ops.iter().find(|o| o.name == "greedy").unwrap();
+    assert_eq!(greedy.outputs[0].decl.dtype, Dtype::I32);
+    // An integer output is compared exactly.
+    assert_eq!(
+        greedy.outputs[0].tolerance,
+        Tolerance {
+            atol: 0.0,
+            rtol: 0.0
+        }
+    );
+}
+
+#[test]
+fn indexing_problems_have_locations() {
+    let base = |inputs: &str, outputs: &str, reference: &str| {
+        op_problems(&format!(
+            "[package.metadata.agenticcann.ops.o]\ninputs = {{ {inputs} }}\noutputs = {{ {outputs} }}\nattrs = {{ k = 2, f = 2.0 }}\nshapes = [{{ n = 2 }}]\nreference = '''{reference}'''\n"
+        ))
+    };
+    let x = "x = \"f32[n, 8]\", p = \"f32[n, 1]\", lab = \"i32[n, 1]\"";
+    // Float indices: a dtype problem at the indices.
+    let ps = base(x, "y = \"f32[n, 1]\"", "y = take_along_axis(x, p, axis=-1)");
+    has(
+        &ps,
+        "reference",
+        "indices of `take_along_axis` must be an integer value",
+    );
+    assert_eq!(ps[0].location, Some((1, 24)));
+    let ps = base(
+        x,
+        "y = \"f32[n, 1]\"",
+        "t = lab * f\ny = take_along_axis(x, t, axis=-1)",
+    );
+    has(&ps, "reference", "`t` is a float value");
+    assert_eq!(ps[0].location, Some((2, 24)));
+    // An integer attr may index.
+    let spec = Spec::from_manifest_str(
+        &manifest(&format!(
+            "[package.metadata.agenticcann.ops.o]\ninputs = {{ {x} }}\noutputs = {{ y = \"f32[n, 1]\" }}\nattrs = {{ k = 2 }}\nshapes = [{{ n = 2 }}]\nreference = \"y = take_along_axis(x, lab + k, axis=-1)\"\n"
+        )),
+        None,
+    );
+    assert!(spec.is_ok(), "{:?}", spec.err());
+    // Shape problems.
+    let ps = base(x, "y = \"f32[n, 8]\"", "y = x[1:, :]");
+    has(&ps, "reference", "the named dimension `n`");
+    assert_eq!(ps[0].location, Some((1, 5)));
+    let ps = base(x, "y = \"f32[n, 4]\"", "y = x[..., 0:3]");
+    has(
+        &ps,
+        "reference",
+        "computes `y` with shape [n, 3], but outputs.y declares f32[n, 4]",
+    );
+    let ps = base(x, "y = \"i32[n]\"", "y = argmax(x, axis=2)");
+    has(&ps, "reference", "axis 2 is out of range for `argmax`");
+    let ps = base(x, "y = \"f32[n, 9]\"", "y = concat(x, p, axis=0)");
+    has(&ps, "reference", "axis 1 is 8 and 1");
+    // Syntax problems carry line and column too.
+    let ps = base(x, "y = \"f32[n, 8]\"", "t = x\ny = t[..., ::0]");
+    has(&ps, "reference", "step cannot be zero");
+    assert_eq!(ps[0].location, Some((2, 14)));
+}

@@ -25,6 +25,19 @@ impl AttrValue {
     }
 }
 
+impl AttrValue {
+    /// The kind of number the reference sees: an integer attr is an integer value (it may
+    /// index), a float attr a float even when integral (`2.0`), a boolean a 0/1 value.
+    pub fn class(self) -> crate::spec::reference::ValueClass {
+        use crate::spec::reference::ValueClass;
+        match self {
+            AttrValue::Float(_) => ValueClass::Float,
+            AttrValue::Int(_) => ValueClass::Int,
+            AttrValue::Bool(_) => ValueClass::Bool,
+        }
+    }
+}
+
 impl fmt::Display for AttrValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -82,7 +82,8 @@ pub fn promote(a: Option<Dtype>, b: Option<Dtype>) -> Option<Dtype> {
 /// for scalars). Names not in `names` count as scalars.
 ///
 /// Unary functions and reductions keep their operand's dtype (a non-float tensor becomes
-/// f32); comparisons give their operands' promoted dtype (PyTorch gives `bool`; the
+/// f32); subscripts and `take_along_axis` keep it exactly, `concat` promotes its operands,
+/// `iota`/`argmax`/`argmin` give i32 (torch: int64); comparisons give their operands' promoted dtype (PyTorch gives `bool`; the
 /// language's comparisons are 0.0/1.0 values, so the baseline keeps them in the operand
 /// dtype — at most 4× the bytes of a bool tensor, and only where a recipe compares tensors).
 pub fn dtype_of(expr: &Expr, names: &HashMap<String, Option<Dtype>>) -> Option<Dtype> {
@@ -91,6 +92,18 @@ pub fn dtype_of(expr: &Expr, names: &HashMap<String, Option<Dtype>>) -> Option<D
         ExprKind::Name(n) => names.get(n).copied().flatten(),
         ExprKind::Cast { dtype, .. } => Some(*dtype),
         ExprKind::Neg(x) | ExprKind::Reduce { operand: x, .. } => promote(dtype_of(x, names), None),
+        // Views and gathers keep the dtype; `torch.cat` promotes its operands.
+        ExprKind::Subscript { operand: x, .. } | ExprKind::TakeAlongAxis { operand: x, .. } => {
+            dtype_of(x, names)
+        }
+        ExprKind::Concat { operands, .. } => operands
+            .iter()
+            .map(|a| dtype_of(a, names))
+            .reduce(promote)
+            .flatten(),
+        // torch gives int64 (`arange`, `argmax`); the language's widest integer is i32, so a
+        // baseline counts these at half torch's bytes.
+        ExprKind::Iota { .. } | ExprKind::ArgReduce { .. } => Some(Dtype::I32),
         ExprKind::Binary { lhs, rhs, .. } => promote(dtype_of(lhs, names), dtype_of(rhs, names)),
         ExprKind::Call { func, args } => {
             use super::reference::Func;

@@ -11,7 +11,9 @@ use super::error::Problem;
 use super::init::Init;
 use super::op::{Attr, Input, OpSpec, Output, MAX_ELEMENTS};
 use super::pattern::Pattern;
-use super::reference::{infer_shapes, is_reserved, Reference, ReferenceError};
+use super::reference::{
+    infer_shapes, is_reserved, value_classes, Reference, ReferenceError, ValueClass,
+};
 use super::shape::{is_identifier, TensorDecl};
 use super::soc::Soc;
 use super::tolerance::{OpClass, Tolerance};
@@ -339,6 +341,17 @@ pub(super) fn check_op(
                 }
             }
             Ok(shapes) => {
+                let ins: Vec<(&str, Dtype)> =
+                    inputs.iter().map(|(n, d)| (n.as_str(), d.dtype)).collect();
+                let attr_classes: Vec<(&str, ValueClass)> = attrs
+                    .iter()
+                    .map(|a| (a.name.as_str(), a.value.class()))
+                    .collect();
+                if let Err(errors) = value_classes(r, &ins, &attr_classes) {
+                    for e in &errors {
+                        sink.reference("reference", &r.source, e);
+                    }
+                }
                 for (name, decl) in &outputs {
                     match (r.statement(name), shapes.get(name)) {
                         (Some(st), Some(shape)) if *shape != decl.shape => {

@@ -109,6 +109,10 @@ impl Decomp<'_> {
                 self.memo.insert(n.clone(), o.clone());
                 Ok(o)
             }
+            k if k.indexing_construct().is_some() => Err(self.unsupported(&format!(
+                "the eager decomposition does not lower {} yet",
+                k.indexing_construct().unwrap_or("an indexing construct")
+            ))),
             _ => {
                 // Children first.
                 let mut kids = Vec::new();
@@ -306,10 +310,19 @@ fn rename(e: &mut Expr, f: &dyn Fn(&str) -> Option<ExprKind>) {
             rename(lhs, f);
             rename(rhs, f);
         }
-        ExprKind::Call { args, .. } => {
+        ExprKind::Call { args, .. } | ExprKind::Concat { operands: args, .. } => {
             for a in args {
                 rename(a, f);
             }
+        }
+        ExprKind::Subscript { operand, .. }
+        | ExprKind::Iota { operand, .. }
+        | ExprKind::ArgReduce { operand, .. } => rename(operand, f),
+        ExprKind::TakeAlongAxis {
+            operand, indices, ..
+        } => {
+            rename(operand, f);
+            rename(indices, f);
         }
     }
 }

@@ -252,6 +252,16 @@ impl<'a> Ctx<'a> {
                 }
                 ShapeTemplate::new(dims)
             }
+            k @ (ExprKind::Subscript { .. }
+            | ExprKind::Concat { .. }
+            | ExprKind::Iota { .. }
+            | ExprKind::ArgReduce { .. }
+            | ExprKind::TakeAlongAxis { .. }) => {
+                return Err(self.unsupported(format!(
+                    "{} is not lowered by the offline proposer yet",
+                    k.indexing_construct().unwrap_or("an indexing construct")
+                )))
+            }
         })
     }
 }
@@ -533,6 +543,16 @@ impl Builder<'_, '_> {
                     self.red_mid(*op, operand, &s, a)?
                 }
             }
+            k @ (ExprKind::Subscript { .. }
+            | ExprKind::Concat { .. }
+            | ExprKind::Iota { .. }
+            | ExprKind::ArgReduce { .. }
+            | ExprKind::TakeAlongAxis { .. }) => {
+                return Err(self.ctx.unsupported(format!(
+                    "{} is not lowered by the offline proposer yet",
+                    k.indexing_construct().unwrap_or("an indexing construct")
+                )))
+            }
         })
     }
 
@@ -665,6 +685,16 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         op: op.name.clone(),
         reason,
     };
+    let mut construct = None;
+    op.reference.any_node(|e| {
+        construct = construct.or(e.kind.indexing_construct());
+        false
+    });
+    if let Some(c) = construct {
+        return Err(unsupported(format!(
+            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts and reductions over rows)"
+        )));
+    }
     for o in &op.outputs {
         if !o.decl.dtype.is_float() {
             return Err(unsupported(format!(

@@ -83,6 +83,110 @@ pub enum ExprKind {
         /// Keep the reduced axis with size 1 (`keepdims=true`); default false.
         keepdims: bool,
     },
+    /// A numpy subscript `x[…]`: basic slicing (`a:b:s`), integer indices (which drop their
+    /// axis) and at most one `...`. Items apply to the leading axes after `...` is expanded;
+    /// axes without an item are taken whole.
+    Subscript {
+        /// The subscripted value.
+        operand: Box<Expr>,
+        /// The items between the brackets, as written.
+        items: Vec<SubscriptItem>,
+    },
+    /// `concat(a, b, …, axis=k)`: the operands joined along axis `k` (numpy `concatenate`;
+    /// equal ranks, equal sizes on every other axis, no broadcasting).
+    Concat {
+        /// Two or more operands, in order.
+        operands: Vec<Expr>,
+        /// The axis as written (negative counts from the end).
+        axis: i64,
+    },
+    /// `iota(x, axis=k)`: shaped like `x`, each element its index along axis `k` (0, 1, …);
+    /// an integer value. `x`'s values are not read.
+    Iota {
+        /// The value whose shape the result takes.
+        operand: Box<Expr>,
+        /// The axis as written (negative counts from the end).
+        axis: i64,
+    },
+    /// `argmax(x, axis=k, keepdims=b)` / `argmin(…)`: the index of the first maximum
+    /// (minimum) along the axis; NaN counts as the extreme, as in numpy. An integer value.
+    ArgReduce {
+        /// Which one.
+        op: ArgOp,
+        /// The searched value.
+        operand: Box<Expr>,
+        /// The axis as written; `None` gives the flat (row-major) index over every axis.
+        axis: Option<i64>,
+        /// Keep the reduced axis with size 1; default false.
+        keepdims: bool,
+    },
+    /// `take_along_axis(x, idx, axis=k)` (numpy's): `out[…, j, …] = x[…, idx[…, j, …], …]`
+    /// along axis `k`; `x` and `idx` have one rank and broadcast on every other axis; `idx`
+    /// must be an integer value, negative indices count from the end.
+    TakeAlongAxis {
+        /// The gathered value.
+        operand: Box<Expr>,
+        /// The indices along `axis`.
+        indices: Box<Expr>,
+        /// The axis as written (negative counts from the end).
+        axis: i64,
+    },
+}
+
+/// One item of a [`ExprKind::Subscript`], as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubscriptItem {
+    /// `...`: as many whole axes as needed so the items cover every axis.
+    Ellipsis,
+    /// `i`: the element at index `i` (negative counts from the end); the axis is dropped.
+    Index(i64),
+    /// `start:stop:step` with numpy's rules (negative bounds count from the end, bounds
+    /// clip to the axis, omitted bounds run to the end in the step's direction; step ≠ 0,
+    /// default 1).
+    Slice {
+        /// First index, if written.
+        start: Option<i64>,
+        /// One past the last index (in the step's direction), if written.
+        stop: Option<i64>,
+        /// The step, if written.
+        step: Option<i64>,
+    },
+}
+
+/// `argmax` or `argmin`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgOp {
+    /// `argmax`
+    Max,
+    /// `argmin`
+    Min,
+}
+
+impl ArgOp {
+    /// The function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgOp::Max => "argmax",
+            ArgOp::Min => "argmin",
+        }
+    }
+}
+
+impl ExprKind {
+    /// The name of a construct that is not elementwise-with-broadcasting or a reduction
+    /// (`subscript`, `concat`, `iota`, `argmax`, `argmin`, `take_along_axis`): the shape
+    /// and indexing constructs, which consumers that only handle elementwise maps and
+    /// reductions (the offline proposer, the eager decomposition) name when they refuse.
+    pub fn indexing_construct(&self) -> Option<&'static str> {
+        match self {
+            ExprKind::Subscript { .. } => Some("subscript `x[…]`"),
+            ExprKind::Concat { .. } => Some("concat"),
+            ExprKind::Iota { .. } => Some("iota"),
+            ExprKind::ArgReduce { op, .. } => Some(op.name()),
+            ExprKind::TakeAlongAxis { .. } => Some("take_along_axis"),
+            _ => None,
+        }
+    }
 }
 
 /// Binary operators, in the language's spelling.
@@ -249,10 +353,40 @@ impl ReduceOp {
 }
 
 /// Words that cannot name inputs, outputs, attrs or intermediates: function and reduction
-/// names, `neg`, `cast`, the dtype names and the boolean literals.
-pub const RESERVED: [&str; 25] = [
-    "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "abs", "max", "min", "clamp", "where",
-    "neg", "cast", "sum", "mean", "f16", "bf16", "f32", "i32", "i8", "u8", "bool", "true", "false",
+/// names, `neg`, `cast`, the shape and indexing functions, the dtype names, the boolean
+/// literals and `inf`.
+pub const RESERVED: [&str; 31] = [
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "erf",
+    "sigmoid",
+    "abs",
+    "max",
+    "min",
+    "clamp",
+    "where",
+    "neg",
+    "cast",
+    "sum",
+    "mean",
+    "concat",
+    "iota",
+    "argmax",
+    "argmin",
+    "take_along_axis",
+    "f16",
+    "bf16",
+    "f32",
+    "i32",
+    "i8",
+    "u8",
+    "bool",
+    "true",
+    "false",
+    "inf",
 ];
 
 /// True when `name` is in [`RESERVED`] (or is `True`/`False`).
@@ -277,7 +411,15 @@ impl Expr {
             ExprKind::Neg(e) => vec![e],
             ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
             ExprKind::Call { args, .. } => args.iter().collect(),
-            ExprKind::Cast { operand, .. } | ExprKind::Reduce { operand, .. } => vec![operand],
+            ExprKind::Cast { operand, .. }
+            | ExprKind::Reduce { operand, .. }
+            | ExprKind::Subscript { operand, .. }
+            | ExprKind::Iota { operand, .. }
+            | ExprKind::ArgReduce { operand, .. } => vec![operand],
+            ExprKind::Concat { operands, .. } => operands.iter().collect(),
+            ExprKind::TakeAlongAxis {
+                operand, indices, ..
+            } => vec![operand, indices],
         }
     }
 
@@ -350,6 +492,68 @@ impl fmt::Display for Expr {
                     f.write_str(", keepdims=true")?;
                 }
                 f.write_str(")")
+            }
+            ExprKind::Subscript { operand, items } => {
+                write_operand(f, operand, 6)?;
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            ExprKind::Concat { operands, axis } => {
+                f.write_str("concat(")?;
+                for a in operands {
+                    write!(f, "{a}, ")?;
+                }
+                write!(f, "axis={axis})")
+            }
+            ExprKind::Iota { operand, axis } => write!(f, "iota({operand}, axis={axis})"),
+            ExprKind::ArgReduce {
+                op,
+                operand,
+                axis,
+                keepdims,
+            } => {
+                write!(f, "{}({operand}", op.name())?;
+                if let Some(a) = axis {
+                    write!(f, ", axis={a}")?;
+                }
+                if *keepdims {
+                    f.write_str(", keepdims=true")?;
+                }
+                f.write_str(")")
+            }
+            ExprKind::TakeAlongAxis {
+                operand,
+                indices,
+                axis,
+            } => write!(f, "take_along_axis({operand}, {indices}, axis={axis})"),
+        }
+    }
+}
+
+/// Prints an item as it is written: `...`, `3`, `-1`, `:`, `1:`, `::2`, `a:b:s`.
+impl fmt::Display for SubscriptItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SubscriptItem::Ellipsis => f.write_str("..."),
+            SubscriptItem::Index(i) => write!(f, "{i}"),
+            SubscriptItem::Slice { start, stop, step } => {
+                if let Some(a) = start {
+                    write!(f, "{a}")?;
+                }
+                f.write_str(":")?;
+                if let Some(b) = stop {
+                    write!(f, "{b}")?;
+                }
+                if let Some(s) = step {
+                    write!(f, ":{s}")?;
+                }
+                Ok(())
             }
         }
     }

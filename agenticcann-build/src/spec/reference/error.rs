@@ -52,17 +52,23 @@ pub enum ReferenceErrorKind {
     UnknownFunction,
     /// A function called with the wrong number or kind of arguments.
     Arity,
-    /// A reduction axis outside `-rank..rank`, or an axis on a scalar.
+    /// A reduction axis outside `-rank..rank`, an axis on a scalar, or a subscript with more
+    /// items than its operand has axes.
     Axis,
-    /// Operand shapes that do not broadcast, or a result whose shape differs from the
-    /// declared output.
+    /// Operand shapes that do not broadcast, a result whose shape differs from the declared
+    /// output, a subscript index or slice outside its axis or on a named axis, `concat` or
+    /// `take_along_axis` operands that do not fit.
     Shape,
     /// A name assigned twice, or assigned although it is an input or attr.
     DuplicateName,
     /// An output the reference never assigns.
     MissingOutput,
-    /// A runtime failure of the evaluator (an empty max/min reduction, a missing input).
+    /// A runtime failure of the evaluator (an empty max/min reduction, a missing input, a
+    /// gather index out of range).
     Eval,
+    /// A value of the wrong kind of number: the indices of `take_along_axis` are not an
+    /// integer value (see [`value_classes`](super::value_classes)).
+    Dtype,
 }
 
 /// An error in a reference, located in its source.

@@ -10,9 +10,12 @@ use std::collections::HashMap;
 
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 
-use super::ast::{BinaryOp, Expr, ExprKind, Func, ReduceOp};
+use ndarray::{Slice, SliceInfoElem};
+
+use super::ast::{ArgOp, BinaryOp, Expr, ExprKind, Func, ReduceOp};
 use super::error::{ReferenceError, ReferenceErrorKind, Span};
 use super::infer::normalize_axis;
+use super::subscript::{picks, Pick};
 use super::Reference;
 use crate::spec::dtype::cast_to_dtype;
 
@@ -25,9 +28,11 @@ use crate::spec::dtype::cast_to_dtype;
 ///
 /// # Errors
 /// A [`ReferenceError`] with the span of the failing expression when a name is missing,
-/// shapes do not broadcast, an axis is out of range, or `max`/`min` reduce over zero
-/// elements. References validated by [`infer_shapes`](super::infer_shapes) against the
-/// inputs' declared shapes only fail here on the last.
+/// shapes do not broadcast, an axis is out of range, a subscript does not fit, `max`/`min`/
+/// `argmax`/`argmin` reduce over zero elements, or a `take_along_axis` index is not an
+/// integer in `-n..n`. References validated by [`infer_shapes`](super::infer_shapes) and
+/// [`value_classes`](super::value_classes) against the inputs' declared shapes and dtypes
+/// only fail here on the last two.
 pub fn evaluate(
     reference: &Reference,
     inputs: &HashMap<String, ArrayD<f64>>,
@@ -117,8 +122,202 @@ impl Env<'_> {
                 axis,
                 keepdims,
             } => reduce(self.eval(operand)?, *op, *axis, *keepdims, e.span)?,
+            ExprKind::ArgReduce {
+                op,
+                operand,
+                axis,
+                keepdims,
+            } => arg_reduce(&self.eval(operand)?, *op, *axis, *keepdims, e.span)?,
+            ExprKind::Subscript { operand, items } => {
+                let x = self.eval(operand)?;
+                let p = picks(items, x.shape()).map_err(|m| {
+                    ReferenceError::new(
+                        ReferenceErrorKind::Shape,
+                        e.span,
+                        format!("subscript of a value shaped {:?}: {m}", x.shape()),
+                    )
+                })?;
+                subscript(&x, &p)
+            }
+            ExprKind::Concat { operands, axis } => {
+                let vals = operands
+                    .iter()
+                    .map(|a| self.eval(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let k = eval_axis(*axis, vals[0].ndim(), "concat", e.span)?;
+                let views: Vec<_> = vals.iter().map(|v| v.view()).collect();
+                ndarray::concatenate(Axis(k), &views).map_err(|_| {
+                    let shapes: Vec<String> = vals.iter().map(|v| format!("{:?}", v.shape())).collect();
+                    ReferenceError::new(
+                        ReferenceErrorKind::Shape,
+                        e.span,
+                        format!(
+                            "`concat` along axis {k} of shapes {} needs one rank and equal sizes on every other axis",
+                            shapes.join(", ")
+                        ),
+                    )
+                })?
+            }
+            ExprKind::Iota { operand, axis } => {
+                let x = self.eval(operand)?;
+                let k = eval_axis(*axis, x.ndim(), "iota", e.span)?;
+                ArrayD::from_shape_fn(x.raw_dim(), |idx| idx[k] as f64)
+            }
+            ExprKind::TakeAlongAxis {
+                operand,
+                indices,
+                axis,
+            } => {
+                let x = self.eval(operand)?;
+                let idx = self.eval(indices)?;
+                take_along_axis(&x, &idx, *axis, e.span, indices.span)?
+            }
         })
     }
+}
+
+/// The axis index of `axis` in rank `rank`, or an [`ReferenceErrorKind::Axis`] error.
+fn eval_axis(axis: i64, rank: usize, what: &str, span: Span) -> Result<usize, ReferenceError> {
+    normalize_axis(axis, rank).ok_or_else(|| {
+        ReferenceError::new(
+            ReferenceErrorKind::Axis,
+            span,
+            format!("axis {axis} is out of range for `{what}` of rank {rank}"),
+        )
+    })
+}
+
+/// `x` with one [`Pick`] per axis applied: a strided view, copied; index picks drop their
+/// axis.
+fn subscript(x: &ArrayD<f64>, picks: &[Pick]) -> ArrayD<f64> {
+    let elems: Vec<SliceInfoElem> = picks
+        .iter()
+        .map(|p| match *p {
+            Pick::Whole => SliceInfoElem::from(Slice::from(..)),
+            Pick::Index(i) => SliceInfoElem::Index(i as isize),
+            Pick::Range { first, count, step } => {
+                let last = p.source(count - 1);
+                // ndarray takes [start, end) and, for a negative step, walks it from the end.
+                let (lo, hi) = if step > 0 {
+                    (first, last)
+                } else {
+                    (last, first)
+                };
+                SliceInfoElem::from(Slice::new(
+                    lo as isize,
+                    Some(hi as isize + 1),
+                    step as isize,
+                ))
+            }
+        })
+        .collect();
+    x.slice(elems.as_slice()).to_owned()
+}
+
+/// The index of the first maximum (minimum) of `x` along `axis` (flat, row-major, over every
+/// axis when `None`); NaN is the extreme, as in numpy.
+fn arg_reduce(
+    x: &ArrayD<f64>,
+    op: ArgOp,
+    axis: Option<i64>,
+    keepdims: bool,
+    span: Span,
+) -> Result<ArrayD<f64>, ReferenceError> {
+    let better = |v: f64, best: f64| match op {
+        _ if best.is_nan() => false,
+        _ if v.is_nan() => true,
+        ArgOp::Max => v > best,
+        ArgOp::Min => v < best,
+    };
+    let find = |values: &mut dyn Iterator<Item = f64>| -> Option<f64> {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, v) in values.enumerate() {
+            match best {
+                Some((_, b)) if !better(v, b) => {}
+                _ => best = Some((i, v)),
+            }
+        }
+        best.map(|(i, _)| i as f64)
+    };
+    let empty = || {
+        ReferenceError::new(
+            ReferenceErrorKind::Eval,
+            span,
+            format!("`{}` over zero elements has no value", op.name()),
+        )
+    };
+    match axis {
+        None => {
+            let i = find(&mut x.iter().copied()).ok_or_else(empty)?;
+            let shape = if keepdims { vec![1; x.ndim()] } else { vec![] };
+            Ok(ArrayD::from_elem(IxDyn(&shape), i))
+        }
+        Some(a) => {
+            let k = eval_axis(a, x.ndim(), op.name(), span)?;
+            if x.shape()[k] == 0 {
+                return Err(empty());
+            }
+            let r = x.map_axis(Axis(k), |lane| {
+                find(&mut lane.iter().copied()).unwrap_or(f64::NAN)
+            });
+            Ok(if keepdims { r.insert_axis(Axis(k)) } else { r })
+        }
+    }
+}
+
+/// numpy's `take_along_axis`: `x` and `idx` of one rank broadcast on every axis but `axis`,
+/// which has `idx`'s size; each index must be an integer in `-n..n` (`n`: `x`'s size there).
+fn take_along_axis(
+    x: &ArrayD<f64>,
+    idx: &ArrayD<f64>,
+    axis: i64,
+    span: Span,
+    idx_span: Span,
+) -> Result<ArrayD<f64>, ReferenceError> {
+    let k = eval_axis(axis, x.ndim(), "take_along_axis", span)?;
+    let bad_shape = || {
+        ReferenceError::new(
+            ReferenceErrorKind::Shape,
+            span,
+            format!(
+                "`take_along_axis` of shape {:?} with indices {:?}: one rank, broadcasting on every axis but {k}",
+                x.shape(),
+                idx.shape()
+            ),
+        )
+    };
+    if idx.ndim() != x.ndim() {
+        return Err(bad_shape());
+    }
+    let (mut xs, mut is) = (x.shape().to_vec(), idx.shape().to_vec());
+    xs[k] = 1;
+    is[k] = 1;
+    let mut out = broadcast_shapes(&[&xs, &is]).ok_or_else(bad_shape)?;
+    let n = x.shape()[k];
+    out[k] = n;
+    let xb = x.broadcast(IxDyn(&out)).ok_or_else(bad_shape)?;
+    out[k] = idx.shape()[k];
+    let ib = idx.broadcast(IxDyn(&out)).ok_or_else(bad_shape)?;
+    // Check every index first, so the gather below cannot go out of bounds.
+    for &v in ib.iter() {
+        if v != v.trunc() || v < -(n as f64) || v >= n as f64 {
+            return Err(ReferenceError::new(
+                ReferenceErrorKind::Eval,
+                idx_span,
+                format!(
+                    "`take_along_axis` index {v} is not an integer in {}..{n} (axis {k} has size {n})",
+                    -(n as i64)
+                ),
+            ));
+        }
+    }
+    Ok(ArrayD::from_shape_fn(IxDyn(&out), |pos| {
+        let v = ib[&pos];
+        let j = if v < 0.0 { v + n as f64 } else { v } as usize;
+        let mut src = pos;
+        src[k] = j;
+        xb[&src]
+    }))
 }
 
 /// The scalar function of a one-argument [`Func`] (for the others, which take 2 or 3

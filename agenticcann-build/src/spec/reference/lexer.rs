@@ -1,8 +1,9 @@
 //! Tokens of the reference language.
 //!
 //! Identifiers `[A-Za-z_][A-Za-z0-9_]*`; numbers `12`, `1.5`, `.5`, `1.`, `1e-6`, `2.5E+3`;
-//! operators `+ - * / ** < <= > >= == != =`; `( ) ,`; statement separators `;` and newline
-//! (newlines inside parentheses are ignored, so a long expression may span lines);
+//! operators `+ - * / ** < <= > >= == != =`; `( ) [ ] , : ...`; statement separators `;` and
+//! newline (newlines inside parentheses or brackets are ignored, so a long expression may span
+//! lines);
 //! `#` starts a comment to the end of the line; spaces, tabs and `\r` separate tokens.
 
 use super::error::{ReferenceError, ReferenceErrorKind, Span};
@@ -19,6 +20,10 @@ pub(crate) enum Tok {
     Slash,
     LParen,
     RParen,
+    LBracket,
+    RBracket,
+    Colon,
+    Ellipsis,
     Comma,
     Assign,
     EqEq,
@@ -45,6 +50,10 @@ impl Tok {
             Tok::Slash => "`/`".into(),
             Tok::LParen => "`(`".into(),
             Tok::RParen => "`)`".into(),
+            Tok::LBracket => "`[`".into(),
+            Tok::RBracket => "`]`".into(),
+            Tok::Colon => "`:`".into(),
+            Tok::Ellipsis => "`...`".into(),
             Tok::Comma => "`,`".into(),
             Tok::Assign => "`=`".into(),
             Tok::EqEq => "`==`".into(),
@@ -96,15 +105,34 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ReferenceError> {
                 out.push(single(Tok::Sep));
                 i += 1;
             }
-            b'(' => {
+            b'(' | b'[' => {
                 depth += 1;
-                out.push(single(Tok::LParen));
+                out.push(single(if c == b'(' {
+                    Tok::LParen
+                } else {
+                    Tok::LBracket
+                }));
                 i += 1;
             }
-            b')' => {
+            b')' | b']' => {
                 depth = depth.saturating_sub(1);
-                out.push(single(Tok::RParen));
+                out.push(single(if c == b')' {
+                    Tok::RParen
+                } else {
+                    Tok::RBracket
+                }));
                 i += 1;
+            }
+            b':' => {
+                out.push(single(Tok::Colon));
+                i += 1;
+            }
+            b'.' if src[i..].starts_with("...") => {
+                out.push(Token {
+                    tok: Tok::Ellipsis,
+                    span: Span::new(i, i + 3),
+                });
+                i += 3;
             }
             b',' => {
                 out.push(single(Tok::Comma));
@@ -262,13 +290,28 @@ mod tests {
             ]
         );
         assert_eq!(toks("1.")[0], Tok::Number(1.0));
+        assert_eq!(
+            toks("x[...,\n1:-2]"),
+            vec![
+                Tok::Ident("x".into()),
+                Tok::LBracket,
+                Tok::Ellipsis,
+                Tok::Comma,
+                Tok::Number(1.0),
+                Tok::Colon,
+                Tok::Minus,
+                Tok::Number(2.0),
+                Tok::RBracket,
+                Tok::Eof
+            ]
+        );
         assert_eq!(toks("2.5E+3")[0], Tok::Number(2500.0));
     }
 
     #[test]
     fn rejects_bad_tokens() {
         for bad in [
-            "1e", "1e+", "1x", "1.2.3", ".", "x ! y", "x @ y", "1e999", "é",
+            "1e", "1e+", "1x", "1.2.3", ".", "..", "x ! y", "x @ y", "1e999", "é",
         ] {
             assert!(lex(bad).is_err(), "{bad}");
         }

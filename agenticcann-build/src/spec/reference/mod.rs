@@ -17,10 +17,30 @@
 //!   `min(a, b)`, `clamp(x, lo, hi)`, `where(cond, a, b)`, `cast(x, f16)` (round to a dtype).
 //! - Reductions `sum mean max min` of one argument with `axis=` (an integer, negative counts
 //!   from the end; omitted = all axes) and `keepdims=true|false` (default false).
-//! - numpy broadcasting; attrs are scalars; numbers are f64.
+//! - Subscripts (numpy basic slicing, see [`subscript`]): `x[..., a:b]`, `x[..., a:b:s]`,
+//!   `x[1:, ::-1]`, `x[..., 0]` — integer literals, negative ones counting from the end,
+//!   omitted bounds, at most one `...`, an integer index drops its axis. A named dimension
+//!   (bound at launch) can only be taken whole; fixed axes can be sliced freely. Empty
+//!   slices are an error.
+//! - `concat(a, b, …, axis=k)`: two or more operands of one rank, equal on every other axis,
+//!   joined along a fixed-size axis `k` (required).
+//! - `iota(x, axis=k)`: shaped like `x`, the index along axis `k` (an integer value), e.g. a
+//!   causal mask `where(iota(s, axis=-1) > iota(s, axis=-2), -inf, s)`.
+//! - `argmax(x, axis=k, keepdims=b)`, `argmin(…)`: the first index of the extreme (NaN
+//!   counts as the extreme, as in numpy; omitted axis = flat row-major index), an integer
+//!   value; declare its output `i32` (integer outputs are compared exactly).
+//! - `take_along_axis(x, idx, axis=k)` (numpy's gather): `idx` has `x`'s rank, broadcasts on
+//!   every other axis, and must be an integer value (an integer input or attr, `iota`,
+//!   `argmax`/`argmin`, `cast(…, i32)`); negative indices count from the end.
+//! - numpy broadcasting; attrs are scalars; numbers are f64 (`inf` is +infinity); integer
+//!   values (indices) are exact.
 //!
 //! [`Reference::parse`] checks syntax, function names and arity; [`infer_shapes`] resolves
-//! names and infers shapes; [`evaluate`] computes in f64.
+//! names and infers shapes; [`value_classes`] checks that indices are integers;
+//! [`evaluate`] computes in f64. The offline proposer and the eager decomposition do not
+//! lower subscripts, `concat`, `iota`, `argmax`/`argmin` or `take_along_axis` yet: they
+//! return `Unsupported` naming the construct
+//! ([`ExprKind::indexing_construct`]).
 
 mod ast;
 mod error;
@@ -28,11 +48,15 @@ mod eval;
 mod infer;
 mod lexer;
 mod parser;
+pub mod subscript;
 
-pub use ast::{is_reserved, BinaryOp, Expr, ExprKind, Func, Ident, ReduceOp, Statement, RESERVED};
+pub use ast::{
+    is_reserved, ArgOp, BinaryOp, Expr, ExprKind, Func, Ident, ReduceOp, Statement, SubscriptItem,
+    RESERVED,
+};
 pub use error::{ReferenceError, ReferenceErrorKind, Span};
 pub use eval::{binary_fn, broadcast_shapes, evaluate, unary_fn};
-pub use infer::{infer_shapes, normalize_axis, shape_of};
+pub use infer::{infer_shapes, normalize_axis, shape_of, value_classes, ValueClass};
 
 /// The deepest expression tree [`Reference::parse`] accepts (nesting of parentheses, calls
 /// and unary minus, and length of operator chains). Walks over parsed trees may recurse.
@@ -52,9 +76,11 @@ impl Reference {
     ///
     /// # Errors
     /// The first syntax error: unexpected character or token, malformed or non-finite
-    /// number, unbalanced parenthesis, chained comparison, nesting deeper than
-    /// [`MAX_DEPTH`], an empty program; unknown function; wrong number of arguments; unknown
-    /// or repeated keyword argument; `cast` without a dtype name.
+    /// number, unbalanced parenthesis or bracket, chained comparison, nesting deeper than
+    /// [`MAX_DEPTH`], an empty program, an empty subscript, a second `...`, a non-integer
+    /// subscript item, a zero slice step; unknown function; wrong number of arguments;
+    /// unknown, repeated or missing (`axis=` of `concat`, `iota`, `take_along_axis`) keyword
+    /// argument; `cast` without a dtype name.
     pub fn parse(source: &str) -> Result<Reference, ReferenceError> {
         let tokens = lexer::lex(source)?;
         let statements = parser::Parser::new(tokens).program()?;
@@ -76,7 +102,8 @@ impl Reference {
         self.statements.iter().find(|s| s.target.name == name)
     }
 
-    /// True when any statement contains a reduction (`sum`, `mean`, `max(x)`, `min(x)`).
+    /// True when any statement contains a reduction (`sum`, `mean`, `max(x)`, `min(x)`;
+    /// not `argmax`/`argmin`, which are [`ExprKind::ArgReduce`]).
     pub fn has_reduction(&self) -> bool {
         self.any_node(|e| matches!(e.kind, ExprKind::Reduce { .. }))
     }

@@ -9,13 +9,18 @@
 //! additive   = term (("+"|"-") term)*
 //! term       = unary (("*"|"/") unary)*
 //! unary      = "-" unary | power
-//! power      = primary ("**" unary)?                                 -- right-assoc
-//! primary    = NUMBER | IDENT | IDENT "(" args? ")" | "(" expr ")"
+//! power      = postfix ("**" unary)?                                 -- right-assoc
+//! postfix    = primary ("[" items "]")*
+//! primary    = NUMBER | "inf" | IDENT | IDENT "(" args? ")" | "(" expr ")"
 //! args       = arg ("," arg)* ","?
 //! arg        = IDENT "=" kwvalue | expr                              -- axis=, keepdims=
+//! items      = item ("," item)* ","?
+//! item       = "..." | int | int? ":" int? (":" int?)?               -- int = "-"? NUMBER
 //! ```
 
-use super::ast::{BinaryOp, Expr, ExprKind, Func, Ident, ReduceOp, Statement};
+use super::ast::{
+    ArgOp, BinaryOp, Expr, ExprKind, Func, Ident, ReduceOp, Statement, SubscriptItem,
+};
 use super::error::{ReferenceError, ReferenceErrorKind, Span};
 use super::lexer::{Tok, Token};
 use super::MAX_DEPTH;
@@ -217,7 +222,7 @@ impl Parser {
     }
 
     fn power(&mut self) -> PResult<Node> {
-        let base = self.primary()?;
+        let base = self.postfix()?;
         if self.peek().tok != Tok::StarStar {
             return Ok(base);
         }
@@ -228,9 +233,134 @@ impl Parser {
         Self::binary(BinaryOp::Pow, base, exponent?)
     }
 
+    /// A primary followed by any number of subscripts `[…]`.
+    fn postfix(&mut self) -> PResult<Node> {
+        let mut node = self.primary()?;
+        while self.peek().tok == Tok::LBracket {
+            let open = self.bump();
+            let items = self.subscript_items(open.span)?;
+            let close = self.expect(Tok::RBracket, "`,` or `]` in the subscript")?;
+            let span = node.expr.span.to(close.span);
+            let depth = node.depth + 1;
+            if depth > MAX_DEPTH {
+                return Err(too_deep(span));
+            }
+            node = Node {
+                expr: Expr {
+                    kind: ExprKind::Subscript {
+                        operand: Box::new(node.expr),
+                        items,
+                    },
+                    span,
+                },
+                depth,
+            };
+        }
+        Ok(node)
+    }
+
+    /// The items of a subscript, after `[` (at `open`) up to the `]`, which is left.
+    fn subscript_items(&mut self, open: Span) -> PResult<Vec<SubscriptItem>> {
+        let mut items = Vec::new();
+        let mut ellipsis: Option<Span> = None;
+        loop {
+            if self.peek().tok == Tok::RBracket {
+                break;
+            }
+            let start = self.peek().span;
+            let item = if self.eat(&Tok::Ellipsis) {
+                if ellipsis.is_some() {
+                    return Err(syntax(start, "a subscript has at most one `...`"));
+                }
+                ellipsis = Some(start);
+                SubscriptItem::Ellipsis
+            } else {
+                let first = self.subscript_int()?;
+                if self.eat(&Tok::Colon) {
+                    let stop = self.subscript_int()?;
+                    let step = if self.eat(&Tok::Colon) {
+                        let at = self.peek().span;
+                        let step = self.subscript_int()?;
+                        if step == Some(0) {
+                            return Err(syntax(
+                                at.to(self.tokens[self.pos - 1].span),
+                                "a slice step cannot be zero",
+                            ));
+                        }
+                        step
+                    } else {
+                        None
+                    };
+                    SubscriptItem::Slice {
+                        start: first,
+                        stop,
+                        step,
+                    }
+                } else if let Some(i) = first {
+                    SubscriptItem::Index(i)
+                } else {
+                    let t = self.peek();
+                    return Err(syntax(
+                        t.span,
+                        format!(
+                            "expected a subscript item (`...`, an integer or a slice `a:b:s`), found {}",
+                            t.tok.describe()
+                        ),
+                    ));
+                }
+            };
+            items.push(item);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if items.is_empty() {
+            return Err(syntax(
+                open.to(self.peek().span),
+                "an empty subscript `[]`: write `x[...]` or the items, as `x[..., 0:64]`",
+            ));
+        }
+        Ok(items)
+    }
+
+    /// An optional integer literal of a subscript, optionally negative: `None` when the next
+    /// token is `:`, `,` or `]` (an omitted bound).
+    fn subscript_int(&mut self) -> PResult<Option<i64>> {
+        if matches!(self.peek().tok, Tok::Colon | Tok::Comma | Tok::RBracket) {
+            return Ok(None);
+        }
+        let start = self.peek().span;
+        let negative = self.eat(&Tok::Minus);
+        let t = self.bump();
+        let span = start.to(t.span);
+        match t.tok {
+            Tok::Number(v) if v == v.trunc() && v <= 1e15 => {
+                Ok(Some(if negative { -(v as i64) } else { v as i64 }))
+            }
+            Tok::Number(_) => Err(syntax(
+                span,
+                "a subscript index or slice bound must be an integer",
+            )),
+            other => Err(syntax(
+                span,
+                format!(
+                    "a subscript index or slice bound must be an integer literal such as `-1`, found {}",
+                    other.describe()
+                ),
+            )),
+        }
+    }
+
     fn primary(&mut self) -> PResult<Node> {
         let t = self.bump();
         match t.tok {
+            Tok::Ident(ref name) if name == "inf" && self.peek().tok != Tok::LParen => Ok(Node {
+                expr: Expr {
+                    kind: ExprKind::Number(f64::INFINITY),
+                    span: t.span,
+                },
+                depth: 1,
+            }),
             Tok::Number(v) => Ok(Node {
                 expr: Expr {
                     kind: ExprKind::Number(v),
@@ -357,6 +487,71 @@ impl Parser {
                 depth,
             });
         }
+        let arg = match name.as_str() {
+            "argmax" => Some(ArgOp::Max),
+            "argmin" => Some(ArgOp::Min),
+            _ => None,
+        };
+        if let Some(op) = arg {
+            if positional.len() != 1 {
+                return Err(arity(
+                    "one positional argument and optional `axis=`, `keepdims=`",
+                ));
+            }
+            let (axis, keepdims) = reduce_keywords(&name, &keywords)?;
+            let operand = positional.pop().expect("one argument").expr;
+            return Ok(Node {
+                expr: Expr {
+                    kind: ExprKind::ArgReduce {
+                        op,
+                        operand: Box::new(operand),
+                        axis,
+                        keepdims,
+                    },
+                    span,
+                },
+                depth,
+            });
+        }
+        if matches!(name.as_str(), "concat" | "iota" | "take_along_axis") {
+            let n = positional.len();
+            match name.as_str() {
+                "concat" if n < 2 => return Err(arity("two or more tensors and `axis=`")),
+                "iota" if n != 1 => {
+                    return Err(arity("1 argument and `axis=`: `iota(x, axis=-1)`"))
+                }
+                "take_along_axis" if n != 2 => {
+                    return Err(arity(
+                        "2 arguments and `axis=`: `take_along_axis(x, idx, axis=-1)`",
+                    ))
+                }
+                _ => {}
+            }
+            let axis = axis_keyword(&name, &keywords, span)?;
+            let mut args: Vec<Expr> = positional.into_iter().map(|n| n.expr).collect();
+            let kind = match name.as_str() {
+                "concat" => ExprKind::Concat {
+                    operands: args,
+                    axis,
+                },
+                "iota" => ExprKind::Iota {
+                    operand: Box::new(args.pop().expect("one")),
+                    axis,
+                },
+                _ => {
+                    let indices = args.pop().expect("two");
+                    ExprKind::TakeAlongAxis {
+                        operand: Box::new(args.pop().expect("two")),
+                        indices: Box::new(indices),
+                        axis,
+                    }
+                }
+            };
+            return Ok(Node {
+                expr: Expr { kind, span },
+                depth,
+            });
+        }
         if let Some((k, _)) = keywords.first() {
             let msg = if matches!(name.as_str(), "max" | "min") {
                 format!(
@@ -404,7 +599,7 @@ impl Parser {
                         ReferenceErrorKind::UnknownFunction,
                         name_span,
                         format!(
-                            "unknown function `{name}` (the language has exp, log, sqrt, rsqrt, tanh, erf, sigmoid, abs, neg, max, min, clamp, where, cast, sum, mean)"
+                            "unknown function `{name}` (the language has exp, log, sqrt, rsqrt, tanh, erf, sigmoid, abs, neg, max, min, clamp, where, cast, sum, mean, concat, iota, argmax, argmin, take_along_axis)"
                         ),
                     ));
                 };
@@ -472,6 +667,48 @@ fn too_deep(span: Span) -> ReferenceError {
     )
 }
 
+/// Reads the one required keyword `axis=` of `concat`, `iota` and `take_along_axis`
+/// (`span`: the whole call, for a missing axis).
+fn axis_keyword(name: &str, keywords: &[(Ident, Token)], span: Span) -> PResult<i64> {
+    let mut axis = None;
+    for (k, v) in keywords {
+        if k.name != "axis" {
+            return Err(ReferenceError::new(
+                ReferenceErrorKind::Arity,
+                k.span,
+                format!("`{name}` takes `axis=` only, not `{}=`", k.name),
+            ));
+        }
+        if axis.is_some() {
+            return Err(ReferenceError::new(
+                ReferenceErrorKind::Arity,
+                k.span,
+                "keyword argument `axis` given twice",
+            ));
+        }
+        axis = Some(axis_value(v)?);
+    }
+    axis.ok_or_else(|| {
+        ReferenceError::new(
+            ReferenceErrorKind::Arity,
+            span,
+            format!("`{name}` needs `axis=`, as in `{name}(…, axis=-1)`"),
+        )
+    })
+}
+
+/// The integer of an `axis=` value.
+fn axis_value(v: &Token) -> PResult<i64> {
+    match v.tok {
+        Tok::Number(n) if n == n.trunc() && n.abs() <= 1e9 => Ok(n as i64),
+        _ => Err(ReferenceError::new(
+            ReferenceErrorKind::Axis,
+            v.span,
+            "`axis` must be an integer such as `-1`",
+        )),
+    }
+}
+
 /// Reads `axis=` and `keepdims=` of a reduction.
 fn reduce_keywords(name: &str, keywords: &[(Ident, Token)]) -> PResult<(Option<i64>, bool)> {
     let mut axis = None;
@@ -489,16 +726,7 @@ fn reduce_keywords(name: &str, keywords: &[(Ident, Token)]) -> PResult<(Option<i
                 if axis.is_some() {
                     return Err(dup());
                 }
-                match v.tok {
-                    Tok::Number(n) if n == n.trunc() && n.abs() <= 1e9 => axis = Some(n as i64),
-                    _ => {
-                        return Err(ReferenceError::new(
-                            ReferenceErrorKind::Axis,
-                            v.span,
-                            "`axis` must be an integer such as `-1`",
-                        ))
-                    }
-                }
+                axis = Some(axis_value(v)?);
             }
             "keepdims" => {
                 if keepdims.is_some() {
