@@ -639,6 +639,33 @@ fn indexing_constructs_validate_in_manifests() {
             rtol: 0.0
         }
     );
+    // Golden values on generated inputs: argmax is the index of the row maximum, exactly.
+    let inputs = greedy.generate_inputs(greedy.smallest_shape(), 3).unwrap();
+    let out = greedy.golden(&inputs).unwrap();
+    let logits = &inputs["logits"];
+    let token = &out["token"];
+    for (r, row) in logits.outer_iter().enumerate() {
+        let t = token[[r]] as usize;
+        assert_eq!(token[[r]], t as f64);
+        assert!(row.iter().all(|&v| v <= row[t]));
+        assert!(
+            row.iter().take(t).all(|&v| v < row[t]),
+            "first index on ties"
+        );
+    }
+    // The causal mask is -inf strictly above the diagonal and `s` elsewhere.
+    let causal = spec.ops.iter().find(|o| o.name == "causal").unwrap();
+    let inputs = causal.generate_inputs(causal.smallest_shape(), 3).unwrap();
+    let y = &causal.golden(&inputs).unwrap()["y"];
+    let s = &inputs["s"];
+    for ((idx, &v), &sv) in y.indexed_iter().zip(s.iter()) {
+        let (i, j) = (idx[2], idx[3]);
+        if j > i {
+            assert_eq!(v, f64::NEG_INFINITY);
+        } else {
+            assert_eq!(v, sv);
+        }
+    }
 }
 
 #[test]
