@@ -134,6 +134,19 @@ fn recipe_names_shapes_and_dtypes_are_checked() {
         "{RMS}eager = {{ source = \"s\", recipe = \"t = x * 2\" }}\n"
     ));
     has(&ps, "eager.recipe", "never assigned");
+    // Gather indices must be integers in a recipe too; an integer attr may index.
+    let gather = |recipe: &str| {
+        format!(
+            "[package.metadata.agenticcann.ops.g]\ninputs = {{ x = \"f32[rows, 8]\", i = \"i32[rows, 1]\" }}\noutputs = {{ y = \"f32[rows, 1]\" }}\nattrs = {{ k = 1, f = 1.0 }}\nreference = \"y = take_along_axis(x, i, axis=-1)\"\nshapes = [{{ rows = 2 }}]\neager = {{ source = \"s\", recipe = \"{recipe}\" }}\n"
+        )
+    };
+    let ps = problems(&gather("y = take_along_axis(x, i * f, axis=-1)"));
+    let p = has(&ps, "eager.recipe", "must be an integer value");
+    assert_eq!(p.location, Some((1, 24)));
+    assert_eq!(
+        load(&gather("y = take_along_axis(x, i + k - 1, axis=-1)")).len(),
+        1
+    );
 }
 
 #[test]

@@ -150,17 +150,21 @@ pub fn infer_dtypes(
 }
 
 /// Validates `eager = { … }` of one op: every problem goes to `sink` under field `eager…`
-/// (recipe errors with line, column and caret). `inputs`, `outputs` and `attrs` are the op's
-/// declarations; the recipe is shape-checked only when `decls_ok` (sound declarations).
+/// (recipe errors with line, column and caret). `inputs`, `outputs` and `attrs` (with the
+/// class of their values) are the op's declarations; the recipe is shape- and index-checked
+/// only when `decls_ok` (sound declarations).
 pub(super) fn check_eager(
     sink: &mut super::validate::Sink<'_>,
     value: &toml::Value,
     inputs: &[(String, super::shape::TensorDecl)],
     outputs: &[(String, super::shape::TensorDecl)],
-    attrs: &[&str],
+    attrs: &[(&str, super::reference::ValueClass)],
     decls_ok: bool,
 ) -> Option<EagerRecipe> {
-    use super::reference::{infer_shapes, ReferenceError, ReferenceErrorKind};
+    use super::reference::{infer_shapes, value_classes, ReferenceError, ReferenceErrorKind};
+    let attr_classes = attrs;
+    let attr_names: Vec<&str> = attrs.iter().map(|(n, _)| *n).collect();
+    let attrs = attr_names.as_slice();
     let t = sink.table("eager", value)?;
     sink.unknown_keys("eager.", t, &["source", "recipe", "vendor", "calls"]);
     let before = sink.problems.len();
@@ -226,6 +230,11 @@ pub(super) fn check_eager(
                     Ok(shapes) => {
                         let in_dtypes: Vec<(&str, Dtype)> =
                             inputs.iter().map(|(n, d)| (n.as_str(), d.dtype)).collect();
+                        if let Err(errors) = value_classes(&r, &in_dtypes, attr_classes) {
+                            for e in &errors {
+                                sink.reference("eager.recipe", src, e);
+                            }
+                        }
                         let dtypes = infer_dtypes(&r, &in_dtypes, attrs);
                         for (name, decl) in outputs {
                             let Some(st) = r.statement(name) else {

@@ -427,8 +427,11 @@ pub(super) fn check_op(
     };
 
     let eager = op.get("eager").and_then(|v| {
-        let attr_names: Vec<&str> = attrs.iter().map(|a| a.name.as_str()).collect();
-        super::eager::check_eager(sink, v, &inputs, &outputs, &attr_names, decls_ok)
+        let attr_classes: Vec<(&str, ValueClass)> = attrs
+            .iter()
+            .map(|a| (a.name.as_str(), a.value.class()))
+            .collect();
+        super::eager::check_eager(sink, v, &inputs, &outputs, &attr_classes, decls_ok)
     });
 
     if !sink.problems.is_empty() {
