@@ -82,7 +82,7 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(s, "\n## Per pattern\n");
     let _ = writeln!(
         s,
-        "| pattern | feasible / run | suspect | not expressible | geomean vs eager | geomean vs vendor | geomean roofline |"
+        "| pattern | feasible / run | suspect | not in suite | geomean vs eager | geomean vs vendor | geomean roofline |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     for p in &r.patterns {
@@ -234,7 +234,7 @@ pub fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(
         s,
-        "\nNot expressible in the reference language today (not in the suite, not run):\n"
+        "\nNot in the suite (not run): not expressible in the reference language, or expressible but not lowered by the offline proposer yet:\n"
     );
     for (p, op, why) in &r.not_expressible {
         let _ = writeln!(s, "- {p}: {op} — {why}");
