@@ -52,8 +52,8 @@ impl Pattern {
     /// (`outputs` in any order). This is a heuristic for reports; the pattern router of
     /// `knowledge` decides for real.
     ///
-    /// - no reduction: `elementwise` when every input has the shape of the first output,
-    ///   else `broadcast`;
+    /// - no reduction (`argmax`/`argmin` count as one): `elementwise` when every input has
+    ///   the shape of the first output, else `broadcast`;
     /// - `exp` with both a `max` and a `sum` reduction: `softmax`;
     /// - a reduction with `sqrt`/`rsqrt` and more than one output: `fusion`; with one output:
     ///   `normalization`;
@@ -64,10 +64,11 @@ impl Pattern {
         outputs: &[&ShapeTemplate],
     ) -> Pattern {
         let mut reduces = Vec::new();
-        let (mut exp, mut root) = (false, false);
+        let (mut exp, mut root, mut arg) = (false, false, false);
         reference.any_node(|e| {
             match &e.kind {
                 ExprKind::Reduce { op, .. } => reduces.push(*op),
+                ExprKind::ArgReduce { .. } => arg = true,
                 ExprKind::Call {
                     func: Func::Exp, ..
                 } => exp = true,
@@ -79,7 +80,7 @@ impl Pattern {
             }
             false
         });
-        if reduces.is_empty() {
+        if reduces.is_empty() && !arg {
             let first = outputs.first();
             return if inputs.iter().all(|s| Some(s) == first) {
                 Pattern::Elementwise
