@@ -4,7 +4,9 @@
 //!
 //! - [`spec`]: the `[package.metadata.agenticcann]` schema, typed and validated
 //!   ([`spec::Spec`], [`spec::OpSpec`]), and the reference language that defines each op
-//!   ([`spec::reference`]: parser, shape inference, f64 evaluator), with dtype casting and
+//!   ([`spec::reference`]: parser, shape inference, the integer-index check, f64 evaluator;
+//!   elementwise maps, reductions, numpy subscripts, `concat`, `iota`, `argmax`/`argmin`,
+//!   `take_along_axis`), with dtype casting and
 //!   seeded input generation for verification.
 //! - [`key`]: content keys ([`key::Key`]) over a canonical encoding of an op.
 //! - [`codegen`]: the generated C headers of the tiling ABI (`agenticcann_tiling.h` per entry,
