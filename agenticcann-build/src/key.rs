@@ -233,13 +233,7 @@ impl<'a> Dag<'a> {
                 keepdims,
             } => {
                 let a = self.expr(operand);
-                let rank = self.ranks[a];
-                let axis = axis.and_then(|x| normalize_axis(x, rank));
-                let r = match (axis, keepdims) {
-                    (_, true) => rank,
-                    (None, false) => 0,
-                    (Some(_), false) => rank.saturating_sub(1),
-                };
+                let (axis, r) = reduced(self.ranks[a], *axis, *keepdims);
                 self.add(Node::Reduce(*op, axis, *keepdims, a), r)
             }
             ExprKind::ArgReduce {
@@ -249,13 +243,7 @@ impl<'a> Dag<'a> {
                 keepdims,
             } => {
                 let a = self.expr(operand);
-                let rank = self.ranks[a];
-                let axis = axis.and_then(|x| normalize_axis(x, rank));
-                let r = match (axis, keepdims) {
-                    (_, true) => rank,
-                    (None, false) => 0,
-                    (Some(_), false) => rank.saturating_sub(1),
-                };
+                let (axis, r) = reduced(self.ranks[a], *axis, *keepdims);
                 self.add(Node::ArgReduce(*op, axis, *keepdims, a), r)
             }
             ExprKind::Subscript { operand, items } => {
@@ -309,6 +297,18 @@ impl<'a> Dag<'a> {
 }
 
 /// How a canonical pick reads in the encoding: `:`, an index, `first+count*step`.
+/// A reduction over `axis` (as written; `None` reduces every axis) of a rank-`rank`
+/// operand: the normalized axis and the result's rank.
+fn reduced(rank: usize, axis: Option<i64>, keepdims: bool) -> (Option<usize>, usize) {
+    let axis = axis.and_then(|x| normalize_axis(x, rank));
+    let r = match (axis, keepdims) {
+        (_, true) => rank,
+        (None, false) => 0,
+        (Some(_), false) => rank.saturating_sub(1),
+    };
+    (axis, r)
+}
+
 fn pick_text(p: &Pick) -> String {
     match p {
         Pick::Whole => ":".to_string(),

@@ -632,7 +632,14 @@ fn indexing_constructs_validate_in_manifests() {
     let greedy = spec.ops.iter().find(|o| o.name == "greedy").unwrap();
     assert_eq!(greedy.outputs[0].decl.dtype, Dtype::I32);
     assert_eq!(greedy.pattern_guess(), (Pattern::Reduction, true));
-    let guess = |n: &str| spec.ops.iter().find(|o| o.name == n).unwrap().pattern_guess().0;
+    let guess = |n: &str| {
+        spec.ops
+            .iter()
+            .find(|o| o.name == n)
+            .unwrap()
+            .pattern_guess()
+            .0
+    };
     assert_eq!(guess("even_odd"), Pattern::Broadcast);
     assert_eq!(guess("causal"), Pattern::Elementwise);
     // An integer output is compared exactly.

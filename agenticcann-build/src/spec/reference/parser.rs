@@ -459,57 +459,44 @@ impl Parser {
                 ),
             )
         };
-        let reduce = match name.as_str() {
-            "sum" => Some(ReduceOp::Sum),
-            "mean" => Some(ReduceOp::Mean),
-            "max" if positional.len() == 1 => Some(ReduceOp::Max),
-            "min" if positional.len() == 1 => Some(ReduceOp::Min),
-            _ => None,
-        };
-        if let Some(op) = reduce {
-            if positional.len() != 1 {
-                return Err(arity(
-                    "one positional argument and optional `axis=`, `keepdims=`",
-                ));
-            }
-            let (axis, keepdims) = reduce_keywords(&name, &keywords)?;
-            let operand = positional.pop().expect("one argument").expr;
-            return Ok(Node {
-                expr: Expr {
-                    kind: ExprKind::Reduce {
-                        op,
-                        operand: Box::new(operand),
-                        axis,
-                        keepdims,
-                    },
-                    span,
-                },
-                depth,
-            });
+        // The reductions and the index reductions: one operand, `axis=`, `keepdims=`.
+        enum Red {
+            Value(ReduceOp),
+            Index(ArgOp),
         }
-        let arg = match name.as_str() {
-            "argmax" => Some(ArgOp::Max),
-            "argmin" => Some(ArgOp::Min),
+        let red = match name.as_str() {
+            "sum" => Some(Red::Value(ReduceOp::Sum)),
+            "mean" => Some(Red::Value(ReduceOp::Mean)),
+            "max" if positional.len() == 1 => Some(Red::Value(ReduceOp::Max)),
+            "min" if positional.len() == 1 => Some(Red::Value(ReduceOp::Min)),
+            "argmax" => Some(Red::Index(ArgOp::Max)),
+            "argmin" => Some(Red::Index(ArgOp::Min)),
             _ => None,
         };
-        if let Some(op) = arg {
+        if let Some(red) = red {
             if positional.len() != 1 {
                 return Err(arity(
                     "one positional argument and optional `axis=`, `keepdims=`",
                 ));
             }
             let (axis, keepdims) = reduce_keywords(&name, &keywords)?;
-            let operand = positional.pop().expect("one argument").expr;
-            return Ok(Node {
-                expr: Expr {
-                    kind: ExprKind::ArgReduce {
-                        op,
-                        operand: Box::new(operand),
-                        axis,
-                        keepdims,
-                    },
-                    span,
+            let operand = Box::new(positional.pop().expect("one argument").expr);
+            let kind = match red {
+                Red::Value(op) => ExprKind::Reduce {
+                    op,
+                    operand,
+                    axis,
+                    keepdims,
                 },
+                Red::Index(op) => ExprKind::ArgReduce {
+                    op,
+                    operand,
+                    axis,
+                    keepdims,
+                },
+            };
+            return Ok(Node {
+                expr: Expr { kind, span },
                 depth,
             });
         }
