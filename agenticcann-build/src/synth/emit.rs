@@ -265,10 +265,19 @@ impl<'a> Emitter<'a> {
         let d = self.in_dtype(name);
         let q = format!("iq_{}{name}", pg.pre);
         let f = format!("f_{}{name}", pg.pre);
+        // A `[C]` vector shared by every row is copied in once per core when rows are
+        // resident: one buffer, not BN (in chunked mode each chunk takes a copy, so BN).
+        let num = match &pg.p.nodes[i].op {
+            Op::Input {
+                access: Access::Vec,
+                ..
+            } => "(R != 0 ? 1u : BN)",
+            _ => "BN",
+        };
         self.add_buf(
             q.clone(),
             format!("TQue<TPosition::VECIN, {}>", queue_depth(self.params)),
-            "BN",
+            num,
             format!("({len}) * {}", d.size_bytes()),
         );
         if d.size_bytes() == 1 {
@@ -1957,6 +1966,8 @@ pub(crate) fn emit(
             e.emit_scalar(s, 1, &pg, i, "0u");
         }
     }
+    // Row temporaries the resident path uses (the rest are the chunked path's alone).
+    let mut res_temps = usize::MAX;
     if lw.flat {
         out_bufs(&mut e, Mode::Flat);
         w(
@@ -2187,6 +2198,7 @@ pub(crate) fn emit(
         );
         w(s, 2, "}");
         e.emit_frees(s, 2, &pg, &vecs);
+        res_temps = e.ntemps;
         w(s, 1, "} else {");
         if has_mid {
             w(s, 2, "return;");
@@ -2199,13 +2211,26 @@ pub(crate) fn emit(
         }
         w(s, 1, "}");
     }
-    // Shared buffers.
+    // Shared buffers. Row temporaries only the chunked path uses (its register allocation
+    // can need more than the resident path's, e.g. a second output kept while the next is
+    // computed) take no UB room when rows are resident; tb0 stays whole where it is the
+    // tile's fold scratch.
+    let res_temps = if e.uses_tile {
+        res_temps.max(1)
+    } else {
+        res_temps
+    };
     for t in 0..e.ntemps {
+        let bytes = if t < res_temps {
+            "(TL) * 4"
+        } else {
+            "(R != 0 ? 8 : TL) * 4"
+        };
         e.add_buf(
             format!("tb{t}"),
             "TBuf<TPosition::VECCALC>",
             "1",
-            "(TL) * 4".into(),
+            bytes.into(),
         );
     }
     // With tile-wide row statistics only the chunked path (R == 0) reduces row by row.
