@@ -93,6 +93,8 @@ fn source(p: &Probe) -> String {
 fn compiles(p: &Probe, include: &Path, dir: &Path, i: usize) -> (bool, String) {
     let file = dir.join(format!("probe{i}.cpp"));
     std::fs::write(&file, source(p)).unwrap();
+    // The simulator's tests sit below agenticcann-build and its one environment reader.
+    #[allow(clippy::disallowed_methods)]
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
     let out = Command::new(&cxx)
         .args(["-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-I"])
@@ -108,6 +110,7 @@ fn compiles(p: &Probe, include: &Path, dir: &Path, i: usize) -> (bool, String) {
 
 #[test]
 fn the_issue_names_compile() {
+    #[allow(clippy::disallowed_methods)]
     let custom = std::env::var("ASCENDC_SIM_PROBE_INCLUDE")
         .ok()
         .map(PathBuf::from);
