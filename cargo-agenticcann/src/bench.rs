@@ -365,8 +365,7 @@ fn run_one(
     match &args.out {
         Some(out) => {
             write_all(out, &report)?;
-            let stdout = std::io::stdout();
-            let mut o = stdout.lock();
+            let mut o = crate::exit::stdout();
             for p in &report.patterns {
                 writeln!(
                     o,
@@ -377,8 +376,7 @@ fn run_one(
             writeln!(o, "wrote {}", out.join("RESULTS.md").display())?;
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut o = stdout.lock();
+            let mut o = crate::exit::stdout();
             match args.message_format {
                 MessageFormat::Human => write!(o, "{}", bench::markdown(&report))?,
                 MessageFormat::Json => crate::messages::emit(&mut o, &report)?,

@@ -19,8 +19,7 @@ use crate::select;
 pub fn run(args: &CheckArgs) -> Result<Status> {
     let meta = select::metadata(&args.manifest)?;
     let packages = select::packages(&meta, &args.manifest, &args.workspace)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     let (mut valid, mut invalid, mut with_specs) = (0usize, 0usize, 0usize);
     for package in &packages {
         let report = check_manifest_path(package.manifest_path.as_std_path());

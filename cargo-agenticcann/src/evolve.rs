@@ -704,8 +704,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
         serde_json::to_string_pretty(&info)?.as_bytes(),
     )?;
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     let human = args.message_format == MessageFormat::Human;
     if human {
         writeln!(
@@ -808,8 +807,7 @@ pub fn run(args: &EvolveArgs) -> Result<Status> {
             let mut sink = |ev: SearchEvent<'_>| {
                 progress.event(&ev);
                 if json {
-                    let stdout = std::io::stdout();
-                    let _ = emit(&mut stdout.lock(), &ev);
+                    let _ = emit(&mut crate::exit::stdout(), &ev);
                 }
             };
             run_search(op, &kb, model.as_deref(), &search, &mut sink)?

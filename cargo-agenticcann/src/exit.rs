@@ -74,6 +74,52 @@ pub fn of_error(e: &anyhow::Error) -> u8 {
     }
 }
 
+/// Standard output for a subcommand's report: a reader that closed the pipe early (`| head`)
+/// does not end the run, so the subcommand finishes its work and its exit status is its
+/// verdict, not [`OK`] by default. After the first `BrokenPipe` every write is dropped.
+pub fn stdout() -> Stdout {
+    Stdout {
+        inner: std::io::stdout().lock(),
+        closed: false,
+    }
+}
+
+/// See [`stdout`].
+pub struct Stdout {
+    inner: std::io::StdoutLock<'static>,
+    closed: bool,
+}
+
+impl Stdout {
+    fn tolerate(&mut self, r: std::io::Result<()>) -> std::io::Result<()> {
+        match r {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            r => r,
+        }
+    }
+}
+
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.closed {
+            let r = self.inner.write_all(buf);
+            self.tolerate(r)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.tolerate(r)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,8 +64,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
         .map(|(c, _)| (op, c))
         .collect();
     let mut evaluations = evaluate_many(&items, &options).into_iter();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     let mut accepted = 0usize;
     let mut pinned = None;
     for (dir, c) in args.dirs.iter().zip(&loaded) {

@@ -55,8 +55,7 @@ pub fn show(args: &KnowledgeShowArgs) -> Result<Status> {
     let kb = KnowledgeBase::open(&source(&args.dir)).map_err(|e| anyhow!("{e}"))?;
     let errors: Vec<&str> = args.errors.iter().map(String::as_str).collect();
     let prompt = knowledge::assemble(&kb, phase, pattern, &errors)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     match args.message_format {
         MessageFormat::Json => emit(
             &mut out,
@@ -176,8 +175,7 @@ pub fn check(args: &KnowledgeCheckArgs) -> Result<Status> {
         ),
     };
     let root = source.to_string();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     let kb = match KnowledgeBase::open(&source) {
         Ok(kb) => kb,
         Err(e) => {

@@ -72,14 +72,9 @@ fn main() -> ExitCode {
         cli::Command::Bench(a) => bench::run(&a),
     };
     match result {
+        // A closed stdout (`| head`) does not end a run (`exit::stdout`), so the status is
+        // the subcommand's verdict.
         Ok(status) => status.into(),
-        // A closed stdout (`| head`) is not an error worth reporting.
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::from(exit::OK)
-        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(exit::of_error(&e))

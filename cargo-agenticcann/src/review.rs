@@ -92,7 +92,7 @@ pub fn review(args: &ReviewArgs) -> Result<Status> {
     let (ops, named) = chosen(&spec, &args.ops)?;
     let store = store_of(&manifest, &spec, false)?;
     let root = require_root()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     for op in ops {
         let key = op.key();
@@ -368,7 +368,7 @@ fn decide(args: &DecideArgs, decision: Decision) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
     let (ops, named) = chosen(&spec, &args.ops)?;
     let root = require_root()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     let mut acted = 0usize;
     let mut done: Vec<Key> = Vec::new();

@@ -159,7 +159,7 @@ pub fn status(args: &StatusArgs) -> Result<Status> {
     let store = store_of(&manifest, &spec, false)?;
     let lock = lock_of(&manifest)?;
     let pending_root = crate::review::pending_root();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     if args.message_format == MessageFormat::Human {
         writeln!(out, "backend: {}", backend_note())?;
@@ -296,7 +296,7 @@ pub fn verify(args: &VerifyArgs) -> Result<Status> {
         .filter_map(|(op, r)| r.as_ref().ok().map(|(c, _)| (*op, c)))
         .collect();
     let mut evaluations = evaluate_many(&items, &options).into_iter();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     for (op, r) in &loaded {
         let digest = r.as_ref().ok().map(|(_, e)| e.manifest_digest.to_string());
@@ -359,7 +359,7 @@ pub fn push(args: &PushArgs) -> Result<Status> {
     let store = store_of(&manifest, &spec, true)?;
     let remote = remote_of(&store)?;
     let ops = selected(&spec, &args.op)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     for op in ops {
         let key = op.key();
@@ -408,7 +408,7 @@ pub fn fetch(args: &FetchArgs) -> Result<Status> {
     let store = store_of(&manifest, &spec, true)?;
     let url = remote_of(&store)?.url().to_string();
     let ops = selected(&spec, &args.op)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::exit::stdout();
     let mut ok = true;
     for op in ops {
         let key = op.key();

@@ -109,8 +109,7 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
     } else {
         None
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     match args.message_format {
         MessageFormat::Human => {
             write!(out, "{}", ev.render())?;
@@ -204,8 +203,7 @@ fn run_eager(
             wake_build(manifest, kernels, &entry.dir)?;
         }
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::exit::stdout();
     match args.message_format {
         MessageFormat::Human => {
             for (k, ev) in &baseline.kernels {

@@ -434,3 +434,30 @@ fn runs_as_a_cargo_subcommand() {
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 9);
 }
+
+/// A reader that closes the pipe at once (`check … | true`) does not turn a verdict into
+/// success: an invalid crate still exits 1 and a valid one 0, with no panic.
+#[test]
+fn closed_stdout_keeps_the_verdict() {
+    use std::process::{Command as Std, Stdio};
+    let run = |rel: &str| {
+        let mut child = Std::new(cargo_bin!("cargo-agenticcann"))
+            .args(["agenticcann", "check", "--manifest-path", &manifest(rel)])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end before the child writes its first line.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run("invalid");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let (code, stderr) = run("valid");
+    assert_eq!(code, Some(0), "{stderr}");
+}
