@@ -248,6 +248,40 @@ __aicore__ void brc_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
   outQ.FreeTensor(d);
 }
 
+// brc_kernel<float, 2, 1, true>'s [37, 1] -> [37, 16] written by hand with the instructions
+// the Atlas A2 implementation issues (Brcb to one block per row, Copy of the block along the
+// rows), in the same kernel shape: the high-level call must not be modelled cheaper.
+__aicore__ void brc_by_hand_ok(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {
+  GlobalTensor<uint32_t> tg;
+  tg.SetGlobalBuffer((__gm__ uint32_t*)tiling);
+  const uint32_t m = tg.GetValue(0), k = tg.GetValue(1), tmpBytes = tg.GetValue(4);
+  (void)tg.GetValue(2);
+  (void)tg.GetValue(3);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> inQ;
+  TQue<TPosition::VECOUT, 1> outQ;
+  TBuf<TPosition::VECCALC> tmpBuf;
+  pipe.InitBuffer(inQ, 1, align32(m * sizeof(float)));
+  pipe.InitBuffer(outQ, 1, align32(m * k * sizeof(float)));
+  pipe.InitBuffer(tmpBuf, tmpBytes);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> s = inQ.AllocTensor<float>();
+  DataCopyPad(s, xg, DataCopyExtParams{1, uint32_t(m * sizeof(float)), 0, 0, 0}, DataCopyPadExtParams<float>{});
+  inQ.EnQue(s);
+  s = inQ.DeQue<float>();
+  LocalTensor<float> d = outQ.AllocTensor<float>();
+  LocalTensor<float> blocks = tmpBuf.Get<float>();
+  Brcb(blocks, s, uint8_t((m + 7) / 8), {1, 8});
+  Copy(d, blocks, k, uint8_t(m), {1, 0, uint16_t(k / 8), 1});
+  inQ.FreeTensor(s);
+  outQ.EnQue(d);
+  d = outQ.DeQue<float>();
+  DataCopyPad(yg, d, DataCopyExtParams{1, uint32_t(m * k * sizeof(float)), 0, 0, 0});
+  outQ.FreeTensor(d);
+}
+
 // The older spelling BroadCast, [4, 1] -> [4, 16] half.
 __aicore__ void brc_old_name_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   TPipe pipe;
@@ -524,6 +558,8 @@ const Case kCases[] = {
     BRC("brc_last_f32_ok", float, 2, 1, true, false, 37, 16, 37, 1),
     // Axis 1, float [37, 1] -> [37, 16] with the maximum (one pass).
     BRC("brc_last_f32_max_ok", float, 2, 1, true, true, 37, 16, 37, 1),
+    {"brc_by_hand_ok", brc_by_hand_ok,
+     [](uint8_t* x, uint8_t* t) { brc_setup<float, 2, true>(x, t, 37, 16, 37, 1); }, brc_check<float, 2>},
     // Axis 1, half [9, 1] -> [9, 20]: rows not whole blocks (Copy at the pitch + GatherMask).
     BRC("brc_last_f16_unaligned_ok", half, 2, 1, true, false, 9, 20, 9, 1),
     // Axis 1, int8 [6, 1] -> [6, 33] through half.

@@ -126,6 +126,15 @@ fn a_smaller_temporary_buffer_is_not_modelled_faster() {
     }
 }
 
+/// Broadcast [37, 1] -> [37, 16] is not modelled cheaper than its Brcb + Copy by hand in the
+/// same kernel.
+#[test]
+fn broadcast_is_not_cheaper_than_by_hand() {
+    let hl = total_us(result("brc_last_f32_max_ok"));
+    let hand = total_us(result("brc_by_hand_ok"));
+    assert!(hl >= hand, "Broadcast {hl} us vs by hand {hand} us");
+}
+
 /// GetCumSumMaxMinTmpSize and GetBroadCastMaxMinTmpSize: (max, min) bytes, worked out by
 /// hand from the vendor's formulas (see tiling/hl_tiling_helpers.h).
 #[test]
