@@ -84,7 +84,10 @@ fn faulty_kernels_report_their_kind_at_their_line() {
             "{case}: `{kind}` at the wrong line: {d}"
         );
         assert!(
-            d["file"].as_str().unwrap().ends_with("cumsum_broadcast.cpp"),
+            d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("cumsum_broadcast.cpp"),
             "{case}: {d}"
         );
         assert_eq!(d["severity"], "error", "{case}: {d}");
@@ -99,16 +102,17 @@ fn faulty_kernels_report_their_kind_at_their_line() {
 
 #[test]
 fn correct_kernels_run_clean_with_the_right_numbers() {
-    let names: Vec<&String> = results()
-        .keys()
-        .filter(|n| n.ends_with("_ok"))
-        .collect();
+    let names: Vec<&String> = results().keys().filter(|n| n.ends_with("_ok")).collect();
     assert!(names.len() >= 21, "{names:?}");
     for name in names {
         let (values_ok, r) = &results()[name];
         assert_eq!(r["failed"], false, "{name} failed: {r}");
         assert!(diags(r).is_empty(), "{name} must run clean: {r}");
-        assert_eq!(values_ok, &Value::Bool(true), "{name} computed wrong numbers");
+        assert_eq!(
+            values_ok,
+            &Value::Bool(true),
+            "{name} computed wrong numbers"
+        );
         assert!(total_us(r) > 0.0, "{name}: no modelled time: {r}");
     }
 }
@@ -173,8 +177,16 @@ fn host_helpers_give_the_documented_sizes() {
     }
     // Atlas 300I/310P: its own axis-1 rule (rows a multiple of 16 halves).
     let p310 = host("Ascend310P1");
-    assert_eq!(p310["brc_last_f16_32x16"], serde_json::json!([1056, 96]), "{p310}");
-    assert_eq!(p310["brc_last_f16_9x20"], serde_json::json!([0, 0]), "{p310}");
+    assert_eq!(
+        p310["brc_last_f16_32x16"],
+        serde_json::json!([1056, 96]),
+        "{p310}"
+    );
+    assert_eq!(
+        p310["brc_last_f16_9x20"],
+        serde_json::json!([0, 0]),
+        "{p310}"
+    );
     assert_eq!(p310["cum_last_f32_37x24"], a2["cum_last_f32_37x24"]);
 }
 
