@@ -1,5 +1,5 @@
-// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax, RmsNorm and
-// LayerNorm APIs (included by tiling/tiling_api.h; also reachable as
+// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax, RmsNorm,
+// LayerNorm, Sum, CumSum and Broadcast APIs (included by tiling/tiling_api.h; also reachable as
 // tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
 // tiling/normalization/layernorm_tiling.h).
 //
@@ -312,6 +312,92 @@ inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const
   maxSize = minSize = (reps + epb - 1) / epb * epb * typeSize;
 }
 
+// ---------------------------------------------------------------- CumSum
+/// Temporary space of the high-level CumSum for a 2-D [outter, inner] source (vendor page
+/// "GetCumSumMaxMinTmpSize", atlasascendc_api_07_0606, and its host source
+/// cumsum_tiling.cpp; facts only). Along the last axis the kernel transposes 16 rows at a
+/// time twice: min = 2 * 16 * inner * typeSize (+ 16 * inner * 2 for half, the float copy of
+/// the additions), max = the same for all rows rounded up to 16. Along the first axis half
+/// needs a float copy of the whole source (max = min = outter * inner * 4), float nothing.
+/// A shape that is not 2-D, a type size other than 2 or 4, or inner * typeSize not a
+/// non-zero multiple of 32 leaves both 0 (the vendor's helper logs and returns).
+inline void GetCumSumMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isLastAxis,
+                                   const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+  (void)isReuseSource;
+  maxValue = minValue = 0;
+  if (srcShape.GetDimNum() != 2 || (typeSize != 2 && typeSize != 4)) return;
+  const int64_t outter = srcShape.GetDim(0), inner = srcShape.GetDim(1);
+  if (outter <= 0 || inner <= 0 || inner * typeSize % 32 != 0) return;
+  if (!isLastAxis) {
+    if (typeSize == 2) maxValue = minValue = uint32_t(outter * inner * 4);
+    return;
+  }
+  const uint64_t ao = uint64_t(outter + 15) / 16 * 16;
+  const uint64_t cast_min = typeSize == 2 ? uint64_t(inner) * 16 * 2 : 0;
+  const uint64_t cast_max = typeSize == 2 ? uint64_t(inner) * ao * 2 : 0;
+  minValue = uint32_t(cast_min + uint64_t(16) * inner * typeSize * 2);
+  maxValue = uint32_t(cast_max + ao * inner * typeSize * 2);
+}
+
+// ---------------------------------------------------------------- Broadcast
+/// Temporary space of the high-level Broadcast (vendor page "GetBroadCastMaxMinTmpSize" and
+/// its host source broadcast_tiling.cpp; facts only). 1-byte
+/// types are worked on as half: add (srcSize and dstSize, each rounded up to 16) * 2 bytes
+/// and count typeSize as 2 below. epb = 32 / typeSize.
+///  * srcSize = dstSize or srcSize = 1: 0 (1-byte types: the cast copies + 32);
+///  * axis 0 ([1, k] -> [m, k], k whole 32-byte blocks): 32 (the zero block);
+///  * axis 1 ([m, 1] -> [m, k]) on Atlas A2/A3: k a multiple of epb: min = epb * epb * typeSize,
+///    max = (m rounded up to 8) * epb * typeSize; otherwise both add the padded rows,
+///    epb * kAlign * typeSize (min) and m * kAlign * typeSize (max), kAlign = k rounded up to epb;
+///  * axis 1 on Atlas 300I/310P (the platform's SoC Ascend310P): m a multiple of epb,
+///    min = 32 + epb * ceil(k / 8) * typeSize, max = 32 + m * k * typeSize.
+/// Shapes of other ranks than 1 or 2, of different ranks, that cannot broadcast, with a zero
+/// size, a type size other than 1, 2 or 4, or an axis-0 k not block-aligned leave both 0.
+inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform,
+                                      const ge::Shape& srcShape, const ge::Shape& dstShape, uint32_t typeSize,
+                                      const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+  (void)isReuseSource;
+  maxValue = minValue = 0;
+  const size_t rank = dstShape.GetDimNum();
+  if ((rank != 1 && rank != 2) || srcShape.GetDimNum() != rank) return;
+  if (typeSize != 1 && typeSize != 2 && typeSize != 4) return;
+  for (size_t i = 0; i < rank; i++) {
+    if (dstShape.GetDim(i) <= 0 || (srcShape.GetDim(i) != dstShape.GetDim(i) && srcShape.GetDim(i) != 1)) return;
+  }
+  const uint64_t src_size = uint64_t(srcShape.GetShapeSize()), dst_size = uint64_t(dstShape.GetShapeSize());
+  uint64_t cast = 0;
+  if (typeSize == 1) {
+    cast = ((src_size + 15) / 16 * 16 + (dst_size + 15) / 16 * 16) * 2;
+    typeSize = 2;
+  }
+  if (src_size == dst_size || src_size == 1) {
+    if (cast != 0) maxValue = minValue = uint32_t(cast + 32);
+    return;
+  }
+  const uint64_t m = uint64_t(dstShape.GetDim(0)), k = uint64_t(dstShape.GetDim(1));
+  const uint64_t epb = 32 / typeSize;
+  if (srcShape.GetDim(1) != 1) {  // axis 0
+    if (k % epb != 0) return;
+    maxValue = minValue = uint32_t(32 + cast);
+    return;
+  }
+  if (ascendcPlatform.GetSocVersion() == platform_ascendc::SocVersion::ASCEND310P) {
+    if (m % epb != 0) return;
+    minValue = uint32_t(32 + cast + epb * ((k + 7) / 8) * typeSize);
+    maxValue = uint32_t(32 + cast + m * k * typeSize);
+    return;
+  }
+  const uint64_t m8 = (m + 7) / 8 * 8;
+  if (k % epb == 0) {
+    minValue = uint32_t(epb * epb * typeSize + cast);
+    maxValue = uint32_t(m8 * epb * typeSize + cast);
+  } else {
+    const uint64_t k_align = (k + epb - 1) / epb * epb;
+    minValue = uint32_t(epb * epb * typeSize + epb * k_align * typeSize + cast);
+    maxValue = uint32_t(m8 * epb * typeSize + m * k_align * typeSize + cast);
+  }
+}
+
 // ---------------------------------------------------------------- RmsNorm
 inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
                                     uint32_t& minValue, const bool isBasicBlock = false) {
@@ -382,5 +468,7 @@ using AscendC::GetRmsNormTilingInfo;
 using AscendC::GetSoftMaxMaxTmpSize;
 using AscendC::GetSoftMaxMinTmpSize;
 using AscendC::GetSumMaxMinTmpSize;
+using AscendC::GetCumSumMaxMinTmpSize;
+using AscendC::GetBroadCastMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
 }  // namespace optiling
