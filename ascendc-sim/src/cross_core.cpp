@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ascendc_sim/cross_core.h"
@@ -102,6 +104,16 @@ struct CrossCore {
   std::vector<uint32_t> notifies;
   std::vector<std::shared_ptr<const Clock>> notify_vc;
   std::vector<std::shared_ptr<const Written>> notify_written;
+  // SyncAll: participants of each completed round (generation).
+  std::vector<uint32_t> round_size;
+  // The cost model's channels (CoreRecorder::xsignal / xwait): one number per
+  // (class, a, b), the same on every core. Which number a channel gets depends on which
+  // core named it first, but the replay only matches numbers, so the timing does not.
+  enum ChanClass : uint8_t { kChanSyncAll, kChanIB, kChanNotify, kChanGroup };
+  std::map<std::tuple<uint8_t, uint64_t, uint64_t>, uint64_t> chan_ids;
+  uint64_t chan(ChanClass cls, uint64_t a, uint64_t b) {
+    return chan_ids.emplace(std::make_tuple(uint8_t(cls), a, b), uint64_t(chan_ids.size())).first->second;
+  }
 
   bool satisfied(uint32_t i) const {
     const Wait& w = waits[i];
@@ -240,16 +252,32 @@ void acquire(CoreContext& c, const std::shared_ptr<const Clock>& vc, const std::
   if (written) merge_written(c.output_written, *written);
 }
 
+// What the replay synchronises on at one call: the channel this core raises (if
+// `signal`) and the (channel, raises needed) it waits for.
+struct XPoint {
+  bool signal = false;
+  uint64_t chan = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> waits;
+};
+
 // The flag traffic priced like DataCopy: a PIPE_ALL barrier, the own flag out (MTE3),
-// the awaited flag in (MTE2), a PIPE_ALL barrier.
-void charge(CoreContext& c, const void* gm, bool write, bool read) {
+// the awaited flag in (MTE2), a PIPE_ALL barrier. The core raises its channel once its
+// flag is written (after the barrier that follows the write) and reads the awaited flags
+// only once the replay has seen what it waits for raised: so a waiter resumes no earlier
+// than the slowest block it waits for.
+void charge(CoreContext& c, const void* gm, bool write, bool read, const XPoint& pt = XPoint{}) {
   uint64_t a = uint64_t(reinterpret_cast<uintptr_t>(gm));
   sync_barrier(c, Pipe::S, true);
   c.rec->scalar(4);
   if (write) c.rec->dma(Pipe::MTE3, a, 1, kFlagBytes, kFlagBytes);
   if (write && read) sync_barrier(c, Pipe::S, true);
-  if (read) c.rec->dma(Pipe::MTE2, a, 1, kFlagBytes, kFlagBytes);
+  if (read) {
+    if (pt.signal) c.rec->xsignal(pt.chan);
+    for (const auto& [ch, need] : pt.waits) c.rec->xwait(ch, need);
+    c.rec->dma(Pipe::MTE2, a, 1, kFlagBytes, kFlagBytes);
+  }
   sync_barrier(c, Pipe::S, true);
+  if (!read && pt.signal) c.rec->xsignal(pt.chan);
 }
 
 }  // namespace
@@ -337,6 +365,7 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
         x.acc.clear();
         x.acc_written.clear();
         x.arrived = 0;
+        x.round_size.push_back(used);
         x.gen++;
         x.cv.notify_all();
       }
@@ -344,9 +373,14 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       c.xc_epoch++;
       auto vc = x.result_vc;
       auto wr = x.result_written;
+      // The replay: every participant of round w.gen raises its channel and waits for all.
+      XPoint pt;
+      pt.signal = true;
+      pt.chan = x.chan(CrossCore::kChanSyncAll, w.gen, 0);
+      pt.waits.emplace_back(pt.chan, x.round_size[size_t(w.gen)]);
       lk.unlock();
       acquire(c, vc, wr);
-      charge(c, gm, true, true);
+      charge(c, gm, true, true, pt);
       return;
     }
     case XcOp::IBSet: {
@@ -355,8 +389,11 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       f.vc = release_clock(c);
       f.written = std::make_shared<const Written>(c.output_written);
       x.cv.notify_all();
+      XPoint pt;
+      pt.signal = true;
+      pt.chan = x.chan(CrossCore::kChanIB, (uint64_t(uint32_t(a)) << 32) | uint32_t(b), 0);
       lk.unlock();
-      charge(c, gm, true, false);
+      charge(c, gm, true, false, pt);
       return;
     }
     case XcOp::IBWait: {
@@ -368,9 +405,11 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       auto& f = x.flags[key];
       auto vc = f.vc;
       auto wr = f.written;
+      XPoint pt;
+      pt.waits.emplace_back(x.chan(CrossCore::kChanIB, key, 0), w.need);  // the k-th IBSet
       lk.unlock();
       acquire(c, vc, wr);
-      charge(c, gm, false, true);
+      charge(c, gm, false, true, pt);
       return;
     }
     case XcOp::WaitPre: {
@@ -388,9 +427,11 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       if (!block_until(x, me, lk)) report_deadlock(x, me, api, loc, lk);
       auto vc = x.notify_vc[prev];
       auto wr = x.notify_written[prev];
+      XPoint pt;
+      pt.waits.emplace_back(x.chan(CrossCore::kChanNotify, prev, 0), need);
       lk.unlock();
       acquire(c, vc, wr);
-      charge(c, gm, false, true);
+      charge(c, gm, false, true, pt);
       return;
     }
     case XcOp::NotifyNext: {
@@ -398,8 +439,11 @@ void cross_core_op(XcOp op, const void* gm, const UbRef* ub, uint32_t ub_bytes, 
       x.notify_vc[me] = release_clock(c);
       x.notify_written[me] = std::make_shared<const Written>(c.output_written);
       x.cv.notify_all();
+      XPoint pt;
+      pt.signal = true;
+      pt.chan = x.chan(CrossCore::kChanNotify, me, 0);
       lk.unlock();
-      charge(c, gm, true, false);
+      charge(c, gm, true, false, pt);
       return;
     }
     case XcOp::InitDetermine:
@@ -460,8 +504,11 @@ void cross_core_group(bool arrive, const void* gm, uint32_t index, uint32_t arri
     merge_written(w, c.output_written);
     x.group_written[g] = std::make_shared<const Written>(std::move(w));
     x.cv.notify_all();
+    XPoint pt;
+    pt.signal = true;
+    pt.chan = x.chan(CrossCore::kChanGroup, g, index);
     lk.unlock();
-    charge(c, gm, true, false);
+    charge(c, gm, true, false, pt);
     return;
   }
   CrossCore::Wait& w = x.waits[me];
@@ -476,9 +523,12 @@ void cross_core_group(bool arrive, const void* gm, uint32_t index, uint32_t arri
   if (!block_until(x, me, lk)) report_deadlock(x, me, api, loc, lk);
   auto vc = x.group_vc[g];
   auto wr = x.group_written[g];
+  // The k-th Wait resumes after the k-th Arrive of every arrive index.
+  XPoint pt;
+  for (uint32_t i = 0; i < arrive_size; i++) pt.waits.emplace_back(x.chan(CrossCore::kChanGroup, g, i), round);
   lk.unlock();
   acquire(c, vc, wr);
-  charge(c, gm, false, true);
+  charge(c, gm, false, true, pt);
 }
 
 }  // namespace ascendc_sim

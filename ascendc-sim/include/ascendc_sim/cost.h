@@ -128,6 +128,18 @@ class CoreRecorder {
   /// `pipe` complete. `all = true` is PIPE_ALL: every pipe waits for every pipe.
   void barrier(Pipe pipe, bool all);
 
+  /// Cross-core synchronisation (src/cross_core.cpp records these; the replay in
+  /// src/cost/engine.cpp joins the blocks on them). `chan` names a channel of the launch
+  /// (a SyncAll round, an IBSet flag, a NotifyNextBlock of one block, an arrive index of
+  /// a GroupBarrier), the same number on every block that takes part.
+  /// This block raises `chan` when its scalar unit reaches this point (the caller has
+  /// drained the pipes with PIPE_ALL and written its flag before).
+  void xsignal(uint64_t chan);
+  /// The scalar unit stops here until `chan` has been raised `need` times (by any block
+  /// of the launch) and resumes no earlier than the need-th earliest raise. `need` = 0
+  /// does not wait.
+  void xwait(uint64_t chan, uint32_t need);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   CoreRecorder();

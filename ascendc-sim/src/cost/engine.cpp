@@ -16,6 +16,14 @@
 //   - HBM: transfers in their byte phase share peak x efficiency, max-min fair, each
 //     capped at its core's MTE bandwidth. Sum of rates <= peak at every instant, so
 //     no replay can beat bytes / peak.
+//   - Cross-core synchronisation (XSignal / XWait, recorded by cross_core.cpp): XSignal
+//     raises a channel of the launch at the block's scalar time; XWait(chan, k) stops
+//     the scalar unit until the channel has been raised k times by any block, then
+//     resumes at max(its own time, the k-th earliest raise). A SyncAll round is a
+//     channel every participant raises and then waits on for all of them, so all
+//     resume at the latest arrival; an IBWait waits for the k-th IBSet of its flag. The
+//     pipes drain first because the caller records PIPE_ALL barriers around it. A wait
+//     no block can satisfy ends the replay with blocks unfinished ("replay stalled").
 #include "engine.h"
 
 #include <algorithm>
@@ -56,6 +64,7 @@ struct Block {
   std::vector<double> signal_time;            // by ordinal; NaN = not resolved yet
   std::unordered_map<uint64_t, uint32_t> latest;  // key -> ordinal of its last signal
   bool active = false;
+  bool xblocked = false;  // the scalar unit waits at an XWait for another block
 };
 
 struct Transfer {
@@ -90,10 +99,16 @@ class Replay {
     for (uint32_t c = 0; c < running_.size(); ++c) start_block(c, t_.block_start_ns);
     uint64_t guard = 0;
     while (true) {
-      for (uint32_t c = 0; c < running_.size(); ++c) {
-        if (dirty_[c]) {
-          dirty_[c] = 0;
-          advance(c);
+      // A block that raises a cross-core channel wakes blocks of lower index too: go
+      // round until no block is left to advance.
+      for (bool again = true; again;) {
+        again = false;
+        for (uint32_t c = 0; c < running_.size(); ++c) {
+          if (dirty_[c]) {
+            dirty_[c] = 0;
+            again = true;
+            advance(c);
+          }
         }
       }
       recompute_rates();
@@ -248,6 +263,27 @@ class Replay {
           uint8_t all = pipe_bit(Pipe::V) | pipe_bit(Pipe::MTE2) | pipe_bit(Pipe::MTE3);
           if (!drained(b, all, &when)) return progressed;
           b.s_t = std::max(b.s_t + r.s_total, when);
+          break;
+        }
+        case RecKind::XSignal: {
+          std::vector<double>& v = chans_[r.key];
+          v.insert(std::upper_bound(v.begin(), v.end(), b.s_t), b.s_t);
+          // Wake every block waiting on a channel (it checks its own on advance).
+          for (uint32_t o = 0; o < running_.size(); ++o) {
+            if (o != c && running_[o].active && running_[o].xblocked) dirty_[o] = 1;
+          }
+          break;
+        }
+        case RecKind::XWait: {
+          auto it = chans_.find(r.key);
+          if (r.count > 0) {
+            if (it == chans_.end() || it->second.size() < r.count) {
+              b.xblocked = true;
+              return progressed;
+            }
+            b.s_t = std::max(b.s_t, it->second[r.count - 1]);
+          }
+          b.xblocked = false;
           break;
         }
       }
@@ -405,6 +441,8 @@ class Replay {
   std::vector<Pending> pending_;
   std::vector<std::pair<double, uint32_t>> frees_;
   std::vector<Group> groups_;
+  // Cross-core channel -> times it was raised, ascending.
+  std::unordered_map<uint64_t, std::vector<double>> chans_;
   std::vector<uint8_t> due_;
   std::vector<Transfer> spare_;
   size_t next_block_ = 0;

@@ -195,4 +195,26 @@ void CoreRecorder::barrier(Pipe pipe, bool all) {
   m.push(r);
 }
 
+// The cross-core records cost the scalar unit nothing themselves: the caller records
+// the barriers, the scalar work and the flag traffic around them.
+void CoreRecorder::xsignal(uint64_t chan) {
+  Impl& m = *impl_;
+  if (!m.timing || !m.t) return;
+  Record r;
+  r.kind = RecKind::XSignal;
+  r.count = 1;
+  r.key = chan;
+  m.push(r);
+}
+
+void CoreRecorder::xwait(uint64_t chan, uint32_t need) {
+  Impl& m = *impl_;
+  if (!m.timing || !m.t || need == 0) return;
+  Record r;
+  r.kind = RecKind::XWait;
+  r.count = need;
+  r.key = chan;
+  m.push(r);
+}
+
 }  // namespace ascendc_sim::cost

@@ -21,7 +21,10 @@
 
 namespace ascendc_sim::cost {
 
-enum class RecKind : uint8_t { Scalar, Exec, Signal, Wait, Barrier, BarrierAll };
+// XSignal / XWait: cross-core synchronisation points (CoreRecorder::xsignal / xwait).
+// Nothing merges into or across them: the recorder merges only Scalar into Scalar and
+// Exec into Exec, and these are neither.
+enum class RecKind : uint8_t { Scalar, Exec, Signal, Wait, Barrier, BarrierAll, XSignal, XWait };
 
 /// Bit of a pipe in Record::drain.
 constexpr uint8_t pipe_bit(Pipe p) { return uint8_t(1u << unsigned(p)); }
@@ -31,8 +34,9 @@ struct Record {
   RecKind kind = RecKind::Scalar;
   Pipe pipe = Pipe::S;   // Exec: V, MTE2 or MTE3; Signal/Wait/Barrier: the pipe named
   uint8_t drain = 0;     // Scalar: pipes that must be idle before it runs (pipe_bit)
-  uint32_t count = 0;    // instructions (or transfers) merged into this record
-  uint64_t key = 0;      // Signal/Wait: SyncKey::value
+  uint32_t count = 0;    // instructions (or transfers) merged into this record;
+                         // XWait: raises of the channel it waits for
+  uint64_t key = 0;      // Signal/Wait: SyncKey::value; XSignal/XWait: the channel
   double s_total = 0;    // scalar-unit time spent on this record (issue + scalar work)
   double s_first = 0;    // Exec: scalar time up to the end of the first instruction's issue
   double work = 0;       // Exec V: vector pipe time; Exec MTE: bytes charged to HBM
