@@ -16,6 +16,8 @@
 //   get <ub|gm> / set <ub|gm>       scalar GetValue / SetValue
 //   signal <pipe> <key> / wait <pipe> <key>   pipe: s v mte2 mte3
 //   barrier <pipe|all>
+//   xsignal <chan> / xwait <chan> <need>      cross-core: raise channel chan / wait until
+//                                   it has been raised need times (by any block)
 //   repeat <n> ... end              repeat the enclosed commands (nesting allowed)
 //   finish <kernel_name>            replay the launch and print its report
 //
@@ -47,7 +49,7 @@ using namespace ascendc_sim::cost;
 namespace {
 
 struct Op {
-  enum Kind { Scalar, Vec, Dma, Get, Set, Signal, Wait, Barrier } kind;
+  enum Kind { Scalar, Vec, Dma, Get, Set, Signal, Wait, Barrier, XSignal, XWait } kind;
   uint64_t a = 0, b = 0, c = 0, d = 0;
   int cls = 0, dtype = 0;
   Pipe pipe = Pipe::S;
@@ -100,6 +102,8 @@ void apply(CoreRecorder& r, const Op& op) {
     case Op::Signal: r.signal(op.pipe, SyncKey{op.a}); break;
     case Op::Wait: r.wait(op.pipe, SyncKey{op.a}); break;
     case Op::Barrier: r.barrier(op.pipe, op.flag); break;
+    case Op::XSignal: r.xsignal(op.a); break;
+    case Op::XWait: r.xwait(op.a, uint32_t(op.b)); break;
   }
 }
 
@@ -263,6 +267,14 @@ int main(int argc, char** argv) {
         in >> w;
         op.pipe = parse_pipe(w, line);
         op.a = num(in, line, "a key");
+      } else if (cmd == "xsignal") {
+        op.kind = Op::XSignal;
+        op.a = num(in, line, "a channel");
+      } else if (cmd == "xwait") {
+        op.kind = Op::XWait;
+        op.a = num(in, line, "a channel");
+        op.b = num(in, line, "the raises needed");
+        if (op.b > UINT32_MAX) fail(line, "xwait needs at most 2^32 - 1 raises");
       } else if (cmd == "barrier") {
         op.kind = Op::Barrier;
         in >> w;

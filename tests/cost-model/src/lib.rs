@@ -315,6 +315,14 @@ impl Script {
             None => self.line(format_args!("barrier all")),
         }
     }
+    /// Cross-core: this block raises channel `chan` (CoreRecorder::xsignal).
+    pub fn xsignal(&mut self, chan: u64) -> &mut Self {
+        self.line(format_args!("xsignal {chan}"))
+    }
+    /// Cross-core: this block waits until `chan` has been raised `need` times.
+    pub fn xwait(&mut self, chan: u64, need: u32) -> &mut Self {
+        self.line(format_args!("xwait {chan} {need}"))
+    }
     pub fn repeat(&mut self, n: u64) -> &mut Self {
         self.line(format_args!("repeat {n}"))
     }

@@ -752,3 +752,115 @@ mod floor {
         }
     }
 }
+
+/// Block 0's long vector loop, then the barrier's records: PIPE_ALL, raise channel 1, wait
+/// for `need` raises of it; every other block goes straight to the barrier; after it every
+/// block copies 8 KiB in and out.
+fn barrier_script(blocks: u32, need: u32, loop_on: bool, sync_on: bool) -> String {
+    let mut s = Script::new();
+    s.launch(blocks);
+    for b in 0..blocks {
+        s.block(b);
+        if loop_on && b == 0 {
+            s.repeat(2000).vec("simple", "f32", 64, false).end();
+        }
+        if sync_on {
+            s.barrier(None).xsignal(1).xwait(1, need);
+        }
+        s.copy(Pipe::Mte2, u64::from(b) * 8192, 8192)
+            .barrier(None)
+            .copy(Pipe::Mte3, 1 << 20 | u64::from(b) * 8192, 8192);
+    }
+    s.finish("barrier");
+    s.text().to_string()
+}
+
+/// A cross-core barrier (XSignal + XWait on one channel, as SyncAll records it) holds every
+/// block until the slowest has arrived: no block ends before block 0's loop, and the launch
+/// takes the loop plus the copies after it. Without the barrier the copies overlap the loop.
+#[test]
+fn a_cross_core_barrier_holds_every_core_until_the_slowest_arrives() {
+    let lp = replay_one(&barrier_script(4, 4, true, false));
+    let joined = replay_one(&barrier_script(4, 4, true, true));
+    let no_loop = replay_one(&barrier_script(4, 4, false, true));
+    check_invariants(&joined);
+    // Without the barrier the other blocks end long before block 0.
+    assert!(lp.core_min_us < 0.1 * lp.core_max_us, "{lp:?}");
+    // Block 0 does the loop and the copies, the others the copies only.
+    let loop_us = lp.core_max_us - lp.core_min_us;
+    assert!(loop_us > 5.0, "{lp:?}");
+    assert!(
+        joined.core_min_us > loop_us,
+        "a block ended at {} us, before block 0's loop ({loop_us} us) reached the barrier",
+        joined.core_min_us
+    );
+    // The loop adds its whole time to the barrier kernel without it.
+    assert!(
+        joined.total_us - no_loop.total_us >= 0.99 * loop_us,
+        "{joined:?} vs {no_loop:?}"
+    );
+    // Deterministic whatever the recording order and threads.
+    let text = barrier_script(4, 4, true, true);
+    for order in [Order::Reverse, Order::Interleave, Order::Shuffle(7)] {
+        for threads in [1, 3] {
+            let r = replay_with(
+                &text,
+                &Options {
+                    order: order.clone(),
+                    threads,
+                    ..Options::default()
+                },
+            );
+            assert_eq!(r, joined, "order {order:?}, threads {threads}");
+        }
+    }
+}
+
+/// XWait(chan, k) resumes after the k-th raise: a waiter for block 0's second raise (after
+/// its loop) ends after the loop; a waiter for the first does not wait for the loop.
+#[test]
+fn a_cross_core_wait_resumes_after_the_kth_raise() {
+    let script = |need: u32| {
+        let mut s = Script::new();
+        s.launch(2)
+            .block(0)
+            .barrier(None)
+            .xsignal(9)
+            .repeat(2000)
+            .vec("simple", "f32", 64, false)
+            .end()
+            .barrier(None)
+            .xsignal(9)
+            .block(1)
+            .xwait(9, need)
+            .copy(Pipe::Mte2, 0, 8192)
+            .finish("kth");
+        s.text().to_string()
+    };
+    let second = replay_one(&script(2));
+    let first = replay_one(&script(1));
+    assert!(second.core_min_us > 5.0, "{second:?}");
+    // Both blocks end after the loop (core_min above); the waiter, after block 0's second
+    // raise, later by its copy (which, in `first`, ends it at about core_min_us).
+    assert!(
+        second.core_max_us - second.core_min_us > 0.5 * first.core_min_us,
+        "waiting for the 2nd raise: {second:?}, for the 1st: {first:?}"
+    );
+    assert!(first.core_min_us < 0.1 * first.core_max_us, "waiting for the 1st raise: {first:?}");
+}
+
+/// A cross-core wait no block satisfies (fewer raises than needed) ends the replay with the
+/// "replay stalled" error, never a hang.
+#[test]
+fn an_unsatisfiable_cross_core_wait_fails_the_replay() {
+    for text in [
+        // 4 blocks reach a barrier that needs 5.
+        barrier_script(4, 5, true, true),
+        // A wait for a channel nobody raises.
+        "launch 2\nblock 0\nxwait 3 1\nvec simple f32 8\nblock 1\nvec simple f32 8\nfinish never\n".to_string(),
+    ] {
+        let err = replay(&text, &Options::default()).unwrap_err();
+        assert_eq!(err.status, 2, "{err}");
+        assert!(err.stderr.contains("replay stalled"), "{err}");
+    }
+}
