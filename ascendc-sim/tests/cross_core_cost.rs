@@ -87,7 +87,11 @@ fn every_kernel_runs_clean_and_copies_right() {
     for (name, (values_ok, r)) in results() {
         assert_eq!(r["failed"], false, "{name} failed: {r}");
         assert!(diags(r).is_empty(), "{name} must run clean: {r}");
-        assert_ne!(values_ok, &Value::Bool(false), "{name} copied wrong numbers");
+        assert_ne!(
+            values_ok,
+            &Value::Bool(false),
+            "{name} copied wrong numbers"
+        );
         assert!(total(name) > 0.0, "{name}: no modelled time: {r}");
     }
 }
@@ -115,7 +119,10 @@ fn syncall_waits_for_the_slowest_core() {
         );
         // The loop adds its full time to the barrier kernel without it.
         let added = total(k) - total("no_loop_sync_copy");
-        assert!(added >= 0.99 * lp, "{k}: the loop added {added} us of its {lp} us");
+        assert!(
+            added >= 0.99 * lp,
+            "{k}: the loop added {added} us of its {lp} us"
+        );
     }
 }
 
@@ -143,7 +150,10 @@ fn loop_before_or_after_the_barrier_costs_alike() {
     let pre = total("loop_sync_copy");
     let post = total("sync_loop_copy");
     let r = pre / post;
-    assert!((0.8..1.25).contains(&r), "before {pre} us vs after {post} us");
+    assert!(
+        (0.8..1.25).contains(&r),
+        "before {pre} us vs after {post} us"
+    );
 }
 
 /// The software SyncAll over the first 4 of 8 cores: cores 1..3 wait for core 0's loop,
@@ -152,7 +162,10 @@ fn loop_before_or_after_the_barrier_costs_alike() {
 fn software_syncall_with_used_cores_waits_for_its_participants_only() {
     let lp_end = num("loop_only", "core_max_us");
     assert!(
-        at_least(total("soft_used4"), total("loop_only") + body("copy_others")),
+        at_least(
+            total("soft_used4"),
+            total("loop_only") + body("copy_others")
+        ),
         "soft_used4 {} us vs loop {} us",
         total("soft_used4"),
         total("loop_only")
@@ -171,7 +184,10 @@ fn ibwait_resumes_after_the_producers_ibset() {
     let producer_end = num("ib_loop_only", "core_max_us");
     assert!(producer_end > 5.0, "{producer_end}");
     let r = result("ib_wait_copy");
-    assert!(at_least(num("ib_wait_copy", "core_min_us"), producer_end), "{r}");
+    assert!(
+        at_least(num("ib_wait_copy", "core_min_us"), producer_end),
+        "{r}"
+    );
     assert!(
         num("ib_wait_copy", "core_max_us") > producer_end + 0.5,
         "the waiter ends at {} us, the producer's IBSet at {producer_end} us",

@@ -846,7 +846,10 @@ fn a_cross_core_wait_resumes_after_the_kth_raise() {
         second.core_max_us - second.core_min_us > 0.5 * first.core_min_us,
         "waiting for the 2nd raise: {second:?}, for the 1st: {first:?}"
     );
-    assert!(first.core_min_us < 0.1 * first.core_max_us, "waiting for the 1st raise: {first:?}");
+    assert!(
+        first.core_min_us < 0.1 * first.core_max_us,
+        "waiting for the 1st raise: {first:?}"
+    );
 }
 
 /// A cross-core wait no block satisfies (fewer raises than needed) ends the replay with the
@@ -857,7 +860,8 @@ fn an_unsatisfiable_cross_core_wait_fails_the_replay() {
         // 4 blocks reach a barrier that needs 5.
         barrier_script(4, 5, true, true),
         // A wait for a channel nobody raises.
-        "launch 2\nblock 0\nxwait 3 1\nvec simple f32 8\nblock 1\nvec simple f32 8\nfinish never\n".to_string(),
+        "launch 2\nblock 0\nxwait 3 1\nvec simple f32 8\nblock 1\nvec simple f32 8\nfinish never\n"
+            .to_string(),
     ] {
         let err = replay(&text, &Options::default()).unwrap_err();
         assert_eq!(err.status, 2, "{err}");
