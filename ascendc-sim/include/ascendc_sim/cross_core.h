@@ -23,9 +23,25 @@
 // block i-1's k-th NotifyNextBlock (block 0's, from round 2 on, for block n-1's).
 // The synchronisation orders GM: writes of different cores to the same bytes with a
 // SyncAll or a flag between are no race; DMA atomics (SetAtomicAdd ...) of the cores are
-// combined at every SyncAll, so reads after it see the sums. Cost: the PIPE_ALL barrier
-// around each call plus the flag traffic as 32-byte DMA (write the own flag, read the
-// flags), priced like DataCopy; the wait for the slowest core is not modelled.
+// combined at every SyncAll, so reads after it see the sums.
+//
+// Cost: the PIPE_ALL barrier around each call plus the flag traffic as 32-byte DMA (write
+// the own flag, read the flags), priced like DataCopy, and the wait. The calls record
+// cross-core points (CoreRecorder::xsignal / xwait) that the replay (src/cost/engine.cpp)
+// joins in global time: a core raises its channel once its pipes are drained and its
+// flag is written, and a waiting core's scalar unit stops before the flag read until what
+// it waits for has been raised, resuming at the latest of those times:
+// - SyncAll (both forms; the software form over the first usedCores blocks, 0 = all):
+//   every participant of a round resumes at the latest participant's arrival;
+// - IBWait: the k-th IBWait on (blockIdx, eventID) resumes no earlier than the k-th
+//   IBSet of it (if several cores raise the same flag: the k-th earliest of the
+//   raises the replay has reached when the waiter gets there, an approximation);
+// - WaitPreBlock: no earlier than the previous block's matching NotifyNextBlock;
+// - GroupBarrier::Wait: no earlier than the k-th Arrive of every arrive index.
+// So work one core does before a barrier delays every core that waits there: splitting
+// work around a barrier is not modelled as an overlap it is not. The functional side
+// reports a wait no core can satisfy as cross_core_deadlock first; a replay that still
+// cannot satisfy one fails with the cost model's "replay stalled" error, never a hang.
 //
 // GroupBarrier<PipeMode::MTE3_MODE>(groupWorkspace, arriveSize, waitSize) (vendor pages
 // "GroupBarrier构造函数", "Arrive", "Wait", "GetWorkspaceLen"; Atlas A2 only): the cores of the
