@@ -16,7 +16,8 @@ use crate::select;
 /// Runs `judge`: [`Status::Ok`] when every candidate is accepted.
 ///
 /// # Errors
-/// The manifest cannot be read or has no op of that name; the judge cannot run (exit 2).
+/// The manifest cannot be read or has no op of that name; no folder given can be read as an
+/// entry of the op; the judge cannot run (exit 2).
 pub fn run(args: &JudgeArgs) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
     let op = spec.require_op(&args.op)?;
@@ -119,6 +120,20 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
     }
     out.flush()?;
     let n = args.dirs.len();
+    // Not one folder could be read as an entry of the op (a missing folder, a typo, another
+    // op's entry): nothing was judged, so this is a usage error (exit 2), not a verdict.
+    // When some were judged, the unreadable ones count as not accepted (exit 1).
+    if items.is_empty() {
+        bail!(
+            "{} read as an entry of `{}` (see above): nothing was judged",
+            if n == 1 {
+                "the folder given cannot be".to_string()
+            } else {
+                format!("none of the {n} folders given can be")
+            },
+            op.name
+        );
+    }
     eprintln!(
         "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",
         if n == 1 { "" } else { "s" },
