@@ -102,7 +102,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
                     Some(e) => e.clone(),
                     None => {
                         let e = rewrite(dir, op, candidate, ev)?;
-                        eprintln!(
+                        crate::stderr!(
                             "rewrote {} (manifest sha256 {})",
                             e.dir.display(),
                             e.manifest_digest
@@ -134,7 +134,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
             op.name
         );
     }
-    eprintln!(
+    crate::stderr!(
         "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",
         if n == 1 { "" } else { "s" },
         op.name,
@@ -144,15 +144,15 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
         warn_outside_store(&manifest, &spec.kernels, &entry.dir);
         let lock = lock::pin(&manifest, &op.name, op.key(), entry.manifest_digest)
             .context("cannot update the lock")?;
-        eprintln!("pinned `{}` in {}", op.name, lock.display());
+        crate::stderr!("pinned `{}` in {}", op.name, lock.display());
     } else if args.lock {
-        eprintln!(
+        crate::stderr!(
             "not accepted: {} left unchanged",
             lock::lock_path_of(&manifest).display()
         );
     }
     if args.update && accepted < n {
-        eprintln!("not accepted: the entry was not rewritten");
+        crate::stderr!("not accepted: the entry was not rewritten");
     }
     Ok(Status::of(accepted == n))
 }
@@ -215,7 +215,7 @@ pub fn warn_outside_store(
             .parent()
             .unwrap_or_else(|| std::path::Path::new("."))
             .join(kernels);
-        eprintln!(
+        crate::stderr!(
             "warning: {} is not in the crate's kernels folder {}; the build looks there, in the \
              user cache and in the remote, so it will not find this entry unless you copy it there",
             entry.display(),
