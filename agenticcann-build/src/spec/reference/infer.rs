@@ -135,7 +135,7 @@ fn infer_expr(
                 _ => None,
             }
         }
-        ExprKind::Call { func, args } => match operand_shapes(args, &rec)? {
+        ExprKind::Call { func, args } => match operand_shapes(args, rec)? {
             None => None,
             Some(shapes) => {
                 let refs: Vec<&ShapeTemplate> = shapes.iter().collect();
@@ -184,7 +184,7 @@ fn infer_expr(
                 Some(picked_shape(&picks, &shape))
             }
         },
-        ExprKind::Concat { operands, axis } => match operand_shapes(operands, &rec)? {
+        ExprKind::Concat { operands, axis } => match operand_shapes(operands, rec)? {
             None => None,
             Some(shapes) => Some(concat_shape(&shapes, *axis, e.span)?),
         },
