@@ -25,6 +25,9 @@ struct Expect {
     suspect: bool,
     /// The line of the first error of the first expected kind.
     line: Option<u32>,
+    /// Kinds that must not be among the errors.
+    #[serde(default)]
+    absent: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -106,6 +109,12 @@ fn run_case(name: &str) {
         assert!(
             ev.errors().any(|d| &d.kind == k),
             "{name}: no `{k}` error:\n{report}"
+        );
+    }
+    for k in &case.expect.absent {
+        assert!(
+            !ev.errors().any(|d| &d.kind == k),
+            "{name}: an unexpected `{k}` error:\n{report}"
         );
     }
     assert_eq!(
@@ -223,6 +232,7 @@ cases! {
     hostile_token_pasting_system => "hostile/token_pasting_system",
     hostile_write_past_output => "hostile/write_past_output",
     hostile_ub_phyaddr_loop => "hostile/ub_phyaddr_loop",
+    hostile_vector_loop_forever => "hostile/vector_loop_forever",
     hostile_memset_output => "hostile/memset_output",
 }
 

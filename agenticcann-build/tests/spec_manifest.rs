@@ -505,6 +505,39 @@ pattern = "convolution"
     has(&ps, "pattern", "unknown pattern `convolution`");
 }
 
+/// A declaration that does not parse (a dtype typo) is the one problem reported: the
+/// `init` entry for that input and the shape key of its only dimension are not reported
+/// again as unknown. An `init` entry for a name that was never declared still is.
+#[test]
+fn a_bad_declaration_does_not_cascade_into_unknown_names() {
+    let ps = op_problems(
+        r#"[package.metadata.agenticcann.ops.rms_norm]
+inputs  = { x = "f16[rows, hidden]", gamma = "f61[gamma_len]" }
+outputs = { y = "f16[rows, hidden]" }
+attrs   = { eps = 1e-6 }
+reference = "y = x * rsqrt(mean(x * x, axis=-1, keepdims=true) + eps) * gamma"
+shapes  = [{ rows = 2, hidden = 8, gamma_len = 8 }]
+init = { gamma = "normal(1, 0.1)", beta = "normal(0, 1)" }
+"#,
+    );
+    has(&ps, "inputs.gamma", "f61");
+    has(&ps, "init.beta", "`beta` is not an input");
+    let fields: Vec<&str> = ps.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["inputs.gamma", "init.beta"], "{ps:#?}");
+    // With every declaration sound, an unknown shape key is still reported.
+    let ps = op_problems(
+        r#"[package.metadata.agenticcann.ops.o]
+inputs  = { x = "f16[n]" }
+outputs = { y = "f16[n]" }
+reference = "y = x"
+shapes  = [{ n = 2, m = 3 }]
+init = { z = "normal(0, 1)" }
+"#,
+    );
+    has(&ps, "shapes[0].m", "not a named dimension");
+    has(&ps, "init.z", "not an input");
+}
+
 #[test]
 fn binding_named_dimensions_from_concrete_shapes() {
     let spec = Spec::from_manifest_str(&manifest(RMS), None)

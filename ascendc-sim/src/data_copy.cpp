@@ -112,7 +112,7 @@ void ub_to_gm(CoreContext& c, uint8_t* gm, const UbRef& src, uint32_t count, uin
   }
   for (uint32_t i = 0; i < count; i++) {
     const uint8_t* from = c.ub + src.addr + i * ub_pitch;
-    hz_gm_write(c, stamp, gm + i * gm_pitch, bytes);
+    hz_gm_write(c, stamp, gm + i * gm_pitch, bytes, loc);
     if (c.atomic != CoreContext::Atomic::None) {
       c.atomic_writes.push_back({gm + i * gm_pitch, std::vector<uint8_t>(from, from + bytes), c.atomic, c.atomic_dtype});
       gm_note_output_write(c, gm + i * gm_pitch, bytes);

@@ -40,7 +40,7 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
   uint32_t* wstamp = h.wstamp.data();
   const uint32_t b0 = lo / 32, b1 = (hi - 1) / 32;
   auto report = [&](uint32_t b, int q, bool raw) {
-    const SrcLoc& other = h.locs[q][(raw ? wstamp[b] : h.rstamp[q][b]) - 1];
+    const SrcLoc& other = raw ? h.wloc[b] : h.rloc[q][b];
     if (raw) {
       fail("ub_unsynchronized_access", api, loc,
            fmt("%s %s UB bytes [%u, %u) that %s wrote at %s with no queue hand-off (EnQue/DeQue), SetFlag/WaitFlag "
@@ -61,6 +61,7 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
       uint8_t w = writer[b];
       if (w != 0xFF && w != p && wstamp[b] > know[w]) report(b, w, true);
       rs[b] = stamp;
+      h.rloc[p][b] = loc;
     }
     return;
   }
@@ -72,6 +73,7 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
     }
     writer[b] = uint8_t(p);
     wstamp[b] = stamp;
+    h.wloc[b] = loc;
     for (int q = 1; q < Hazards::kP; q++) h.rstamp[q][b] = 0;
   }
 }
@@ -116,7 +118,7 @@ uint8_t hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write) {
   return drain;
 }
 
-void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes) {
+void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes, const SrcLoc& loc) {
   if (bytes == 0) return;
   auto& m = c.hz.gm_pending;
   const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
@@ -149,7 +151,7 @@ void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes) 
       return;
     }
   }
-  m.emplace(lo, Hazards::GmSpan{hi, stamp});
+  m.emplace(lo, Hazards::GmSpan{hi, stamp, loc});
 }
 
 void hz_gm_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
@@ -172,7 +174,7 @@ void hz_gm_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const 
       continue;
     }
     if (it->second.stamp > known) {
-      const SrcLoc& w = h.locs[M3][it->second.stamp - 1];
+      const SrcLoc& w = it->second.loc;
       uintptr_t a = std::max(lo, it->first), e = std::min(hi, it->second.hi);
       fail("gm_unsynchronized_access", api, loc,
            fmt("%s reads GM bytes [%llu, %llu) of this read that this core's MTE3 copy at %s wrote, with no "

@@ -10,6 +10,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <new>
 #include <thread>
 #include <tuple>
 #include <type_traits>
@@ -51,7 +52,11 @@ struct Arena {
     size_t nb = (n + 31) / 32;
     hz.writer.assign(nb, 0xFF);
     hz.wstamp.assign(nb, 0);
-    for (int q = 0; q < Hazards::kP; q++) hz.rstamp[q].assign(nb, 0);
+    hz.wloc.assign(nb, SrcLoc{});
+    for (int q = 0; q < Hazards::kP; q++) {
+      hz.rstamp[q].assign(nb, 0);
+      hz.rloc[q].assign(nb, SrcLoc{});
+    }
   }
 };
 
@@ -233,14 +238,14 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   std::memset(arena.hz.wstamp.data(), 0, db * sizeof(uint32_t));
   for (int q = 0; q < Hazards::kP; q++) {
     std::memset(arena.hz.rstamp[q].data(), 0, db * sizeof(uint32_t));
-    arena.hz.locs[q].clear();
   }
   arena.hz.tokens.clear();
   c.hz.writer.swap(arena.hz.writer);
   c.hz.wstamp.swap(arena.hz.wstamp);
+  c.hz.wloc.swap(arena.hz.wloc);
   for (int q = 0; q < Hazards::kP; q++) {
     c.hz.rstamp[q].swap(arena.hz.rstamp[q]);
-    c.hz.locs[q].swap(arena.hz.locs[q]);
+    c.hz.rloc[q].swap(arena.hz.rloc[q]);
   }
   CoreContext* prev = tl_ctx;
   tl_ctx = &c;
@@ -249,6 +254,17 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
     body();
     end_of_kernel_checks(c);
   } catch (const KernelAbort&) {
+  } catch (const std::bad_alloc& e) {
+    // The simulator's own records (or the kernel's host-side allocations) reached the
+    // run's memory limit: say so, rather than only naming the exception.
+    Diagnostic d = launch_diag("kernel_exception", "kernel",
+                               fmt("the kernel threw a C++ exception: %s: the simulator ran out of host memory while "
+                                   "running it (the run's memory limit); typical cause: a loop that never ends, or far "
+                                   "more instructions than the data needs",
+                                   e.what()),
+                               {});
+    d.core = int32_t(idx);
+    c.diags.push_back(std::move(d));
   } catch (const std::exception& e) {
     Diagnostic d = launch_diag("kernel_exception", "kernel", fmt("the kernel threw a C++ exception: %s", e.what()), {});
     d.core = int32_t(idx);
@@ -263,9 +279,10 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   // Give the storage back to the arena; only [0, ub_high) can differ from the reset state.
   c.hz.writer.swap(arena.hz.writer);
   c.hz.wstamp.swap(arena.hz.wstamp);
+  c.hz.wloc.swap(arena.hz.wloc);
   for (int q = 0; q < Hazards::kP; q++) {
     c.hz.rstamp[q].swap(arena.hz.rstamp[q]);
-    c.hz.locs[q].swap(arena.hz.locs[q]);
+    c.hz.rloc[q].swap(arena.hz.rloc[q]);
   }
   arena.dirty = c.ub_high;
   out = std::move(c.diags);

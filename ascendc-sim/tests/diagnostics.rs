@@ -185,3 +185,32 @@ fn aliasing_pipes_warn_then_an_overlapping_copy_fails() {
     let r = &results()["pipe_reset_live_tensors"];
     assert_eq!(diags(r)[0]["numbers"]["enqueued"], 1.0, "{r}");
 }
+
+/// An unsynchronized access names the other instruction's line (the write or read it races
+/// with): the line before each marker in these three kernels. The call site is kept with
+/// each UB block's last access, not in a list that grows with every instruction issued.
+#[test]
+fn unsynchronized_accesses_name_the_other_instructions_line() {
+    let res = results();
+    let exp = expectations();
+    for (case, verb) in [
+        ("ub_unsynchronized_access", "wrote at"),
+        ("ub_unsynchronized_war", "reads at"),
+        ("ub_unsynchronized_out", "wrote at"),
+    ] {
+        let (_, _, line) = exp
+            .iter()
+            .find(|(c, _, _)| c == case)
+            .unwrap_or_else(|| panic!("no marker for {case}"));
+        let d = diags(&res[case])
+            .iter()
+            .find(|d| d["kind"] == "ub_unsynchronized_access")
+            .unwrap_or_else(|| panic!("{case}: no diagnostic"));
+        let msg = d["message"].as_str().unwrap();
+        let other = format!("bad_kernels.cpp:{}", line - 1);
+        assert!(
+            msg.contains(verb) && msg.contains(&other),
+            "{case}: `{verb} …{other}` not in: {msg}"
+        );
+    }
+}

@@ -259,3 +259,28 @@ proptest! {
         }
     }
 }
+
+/// A GM read-back with no MTE3 -> MTE2 / S synchronisation names the copy that wrote the
+/// bytes: the one `DataCopy(yg, a, kTile);` of tests/holes.cpp (kept with the pending GM
+/// range, not in a per-instruction list).
+#[test]
+fn gm_read_back_names_the_copy_that_wrote() {
+    let src = std::fs::read_to_string(support::manifest().join("tests/holes.cpp")).unwrap();
+    let line = src
+        .lines()
+        .position(|l| l.trim() == "DataCopy(yg, a, kTile);")
+        .expect("the MTE3 copy of two_pass")
+        + 1;
+    for case in ["a3_gm_raw_unsynced", "a3_gm_scalar_raw"] {
+        let d = diags(&fixed()[case])
+            .iter()
+            .find(|d| d["kind"] == "gm_unsynchronized_access")
+            .unwrap_or_else(|| panic!("{case}: no diagnostic"))
+            .clone();
+        let msg = d["message"].as_str().unwrap();
+        assert!(
+            msg.contains("MTE3 copy at ") && msg.contains(&format!("holes.cpp:{line}")),
+            "{case}: {msg}"
+        );
+    }
+}

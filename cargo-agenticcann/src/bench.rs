@@ -322,7 +322,7 @@ pub fn run(args: &BenchArgs) -> Result<Status> {
         if let Some(o) = &out {
             std::fs::create_dir_all(o).with_context(|| format!("cannot create {}", o.display()))?;
         }
-        eprintln!("the offline proposer first (--proposer both)");
+        crate::stderr!("the offline proposer first (--proposer both)");
         Some(run_results(args, &suite, &opts, &soc, &command, None, out.as_deref())?.0)
     } else {
         None
@@ -413,7 +413,7 @@ fn run_results(
     let mut done: Vec<bench::OpResult> = Vec::new();
     let mut write_error: Option<anyhow::Error> = None;
     let results = bench::run_with(suite, opts, &soc.profile, source, &mut |r| {
-        eprintln!(
+        crate::stderr!(
             "[{}/{n}] {} ({}): {}{}{} — {:.0} s",
             done.len() + 1,
             r.name,

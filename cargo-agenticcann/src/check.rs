@@ -40,7 +40,7 @@ pub fn run(args: &CheckArgs) -> Result<Status> {
         }
     }
     out.flush()?;
-    eprintln!(
+    crate::stderr!(
         "checked {} op{} in {with_specs} of {} package{}: {valid} valid, {invalid} invalid",
         valid + invalid,
         if valid + invalid == 1 { "" } else { "s" },

@@ -1072,14 +1072,14 @@ impl Progress {
                 if let Some(b) = &self.bar {
                     b.set_message(msg);
                 } else if self.plain {
-                    eprintln!("{}: g{} {msg}", self.op, line.generation);
+                    crate::stderr!("{}: g{} {msg}", self.op, line.generation);
                 }
             }
             SearchEvent::GenerationDone { line, .. } => {
                 if let Some(b) = &self.bar {
                     b.set_position(u64::from(line.generation));
                 } else if self.plain {
-                    eprintln!(
+                    crate::stderr!(
                         "{}: generation {} done: best {}, {} candidates, {} tokens",
                         self.op,
                         line.generation,
@@ -1094,7 +1094,7 @@ impl Progress {
                 candidates, record, ..
             } => {
                 if self.bar.is_some() || self.plain {
-                    eprintln!(
+                    crate::stderr!(
                         "{}: resuming: {candidates} candidate(s) recorded in {record} by an earlier run are re-traced, not judged again",
                         self.op
                     );

@@ -120,6 +120,40 @@ impl std::io::Write for Stdout {
     }
 }
 
+/// Standard error for progress, summaries, warnings and the final `error:` line. A write to
+/// a standard error that is closed or whose reader left (`2>&-`, `2>&1 | head`) is dropped:
+/// `eprintln!` would panic there (exit 101) and hide the subcommand's status. Any error is
+/// dropped, not only `BrokenPipe`: there is nowhere left to report it. Print with
+/// [`stderr!`](crate::stderr!).
+pub fn stderr() -> Stderr {
+    Stderr(std::io::stderr().lock())
+}
+
+/// See [`stderr`].
+pub struct Stderr(std::io::StderrLock<'static>);
+
+impl std::io::Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
+}
+
+/// `eprintln!` that never panics: one line to [`exit::stderr`](crate::exit::stderr), dropped
+/// when standard error is closed or broken.
+#[macro_export]
+macro_rules! stderr {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!($crate::exit::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,8 @@ use crate::select;
 /// Runs `judge`: [`Status::Ok`] when every candidate is accepted.
 ///
 /// # Errors
-/// The manifest cannot be read or has no op of that name; the judge cannot run (exit 2).
+/// The manifest cannot be read or has no op of that name; no folder given can be read as an
+/// entry of the op; the judge cannot run (exit 2).
 pub fn run(args: &JudgeArgs) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
     let op = spec.require_op(&args.op)?;
@@ -101,7 +102,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
                     Some(e) => e.clone(),
                     None => {
                         let e = rewrite(dir, op, candidate, ev)?;
-                        eprintln!(
+                        crate::stderr!(
                             "rewrote {} (manifest sha256 {})",
                             e.dir.display(),
                             e.manifest_digest
@@ -119,7 +120,21 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
     }
     out.flush()?;
     let n = args.dirs.len();
-    eprintln!(
+    // Not one folder could be read as an entry of the op (a missing folder, a typo, another
+    // op's entry): nothing was judged, so this is a usage error (exit 2), not a verdict.
+    // When some were judged, the unreadable ones count as not accepted (exit 1).
+    if items.is_empty() {
+        bail!(
+            "{} read as an entry of `{}` (see above): nothing was judged",
+            if n == 1 {
+                "the folder given cannot be".to_string()
+            } else {
+                format!("none of the {n} folders given can be")
+            },
+            op.name
+        );
+    }
+    crate::stderr!(
         "judged {n} candidate{} for `{}`: {accepted} accepted, {} not",
         if n == 1 { "" } else { "s" },
         op.name,
@@ -129,15 +144,15 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
         warn_outside_store(&manifest, &spec.kernels, &entry.dir);
         let lock = lock::pin(&manifest, &op.name, op.key(), entry.manifest_digest)
             .context("cannot update the lock")?;
-        eprintln!("pinned `{}` in {}", op.name, lock.display());
+        crate::stderr!("pinned `{}` in {}", op.name, lock.display());
     } else if args.lock {
-        eprintln!(
+        crate::stderr!(
             "not accepted: {} left unchanged",
             lock::lock_path_of(&manifest).display()
         );
     }
     if args.update && accepted < n {
-        eprintln!("not accepted: the entry was not rewritten");
+        crate::stderr!("not accepted: the entry was not rewritten");
     }
     Ok(Status::of(accepted == n))
 }
@@ -200,7 +215,7 @@ pub fn warn_outside_store(
             .parent()
             .unwrap_or_else(|| std::path::Path::new("."))
             .join(kernels);
-        eprintln!(
+        crate::stderr!(
             "warning: {} is not in the crate's kernels folder {}; the build looks there, in the \
              user cache and in the remote, so it will not find this entry unless you copy it there",
             entry.display(),

@@ -29,10 +29,15 @@
 //!    [`cli::MessageFormat`] for `--message-format`).
 //! 2. `messages.rs`: the `Serialize` type of each JSON message it prints.
 //! 3. `<name>.rs`: `pub fn run(args: &Args) -> anyhow::Result<exit::Status>`, calling the
-//!    libraries and printing with [`messages::emit`] (JSON) or lines for people; return
+//!    libraries and printing with [`messages::emit`] (JSON) or lines for people to
+//!    [`exit::stdout`], and progress or summaries with [`stderr!`] (never `eprintln!`, which
+//!    panics on a closed standard error; clippy's `print_stderr` warns); return
 //!    `Status::of(accepted)`, an error for usage problems (exit 2), or an
 //!    [`exit::Unavailable`] error for an unreachable LLM or network (exit 3).
 //! 4. `main.rs`: `mod <name>;` and one arm in `main`'s match.
+
+// `eprintln!` panics when standard error is closed or broken: print with `stderr!`.
+#![warn(clippy::print_stderr)]
 
 mod bench;
 mod check;
@@ -76,7 +81,7 @@ fn main() -> ExitCode {
         // the subcommand's verdict.
         Ok(status) => status.into(),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::stderr!("error: {e:#}");
             ExitCode::from(exit::of_error(&e))
         }
     }

@@ -408,7 +408,7 @@ fn decide(args: &DecideArgs, decision: Decision) -> Result<Status> {
                         msg.action = "rejected".into();
                         msg.dropped = dropped.map(|d| d.display().to_string());
                         if args.message_format == MessageFormat::Human {
-                            eprintln!(
+                            crate::stderr!(
                                 "warning: {}: the pending result was not valid ({e}); removed it",
                                 op.name
                             );

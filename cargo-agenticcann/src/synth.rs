@@ -162,7 +162,7 @@ pub fn run(args: &SynthArgs) -> Result<Status> {
         return Err(e.context("the kernel was accepted and written, but not pinned"));
     }
     if let Some(k) = kept {
-        eprintln!("error: {k}");
+        crate::stderr!("error: {k}");
         return Ok(Status::Rejected);
     }
     Ok(Status::of(ev.accepted()))

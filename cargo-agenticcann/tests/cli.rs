@@ -461,3 +461,45 @@ fn closed_stdout_keeps_the_verdict() {
     let (code, stderr) = run("valid");
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// A standard error whose reader left (`2>&1 | head` after the reader quit) or that is
+/// closed (`2>&-`) does not turn a run into a panic (exit 101): the summary and `error:`
+/// lines are dropped and the exit status is the verdict (1 invalid, 0 valid) or the usage
+/// error (2).
+#[test]
+fn closed_stderr_keeps_the_verdict() {
+    use std::process::{Command as Std, Stdio};
+    let broken_pipe = |manifest_path: &str| {
+        let mut child = Std::new(cargo_bin!("cargo-agenticcann"))
+            .args(["agenticcann", "check", "--manifest-path", manifest_path])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end of standard error before the child writes to it.
+        drop(child.stderr.take());
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let missing = fixture("valid").join("no-such-crate/Cargo.toml");
+    for (path, want) in [
+        (manifest("invalid"), 1),
+        (manifest("valid"), 0),
+        (missing.display().to_string(), 2),
+    ] {
+        let (code, stdout) = broken_pipe(&path);
+        assert_eq!(code, Some(want), "{path}: {stdout}");
+    }
+    // The same with the descriptor closed by the shell.
+    let closed = Std::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" agenticcann check --manifest-path \"$1\" 2>&-")
+        .arg(cargo_bin!("cargo-agenticcann"))
+        .arg(manifest("invalid"))
+        .output()
+        .unwrap();
+    assert_eq!(closed.status.code(), Some(1), "{closed:?}");
+}

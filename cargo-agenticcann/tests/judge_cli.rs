@@ -161,19 +161,52 @@ fn usage_errors_exit_2() {
         stderr.contains("no op `nope`") && stderr.contains("add_f16"),
         "{stderr}"
     );
-    // An entry of another op is refused by key, as a per-dir error.
+    // An entry of another op is refused by key, as a per-dir error; with nothing else to
+    // judge that is a usage error too.
     let (root, dirs) = setup("wrong-op", &["honest/abs_f16"]);
     let out = judge(&root)
         .args(["--op", "add_f16"])
         .arg(&dirs[0])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
         stdout.contains("error:") && stdout.contains("key"),
         "{stdout}"
     );
+}
+
+/// A folder that does not exist (a typo) is reported in place, and with nothing judged the
+/// exit status is 2 (usage), not the verdict 1, in both message formats.
+#[test]
+fn a_missing_folder_alone_is_a_usage_error() {
+    let (root, _) = setup("missing-only", &[]);
+    let missing = root.join("entries/nothing-here");
+    for format in ["human", "json"] {
+        let out = judge(&root)
+            .args(["--op", "add_f16", "--message-format", format])
+            .arg(&missing)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}: {stdout}\n{stderr}");
+        assert!(
+            stdout.contains("nothing-here") && stdout.contains("manifest.toml"),
+            "{format}: {stdout}"
+        );
+        assert!(
+            stderr.contains("error: the folder given cannot be read as an entry of `add_f16`")
+                && stderr.contains("nothing was judged"),
+            "{format}: {stderr}"
+        );
+        assert!(!stderr.contains("judged 1 candidate"), "{format}: {stderr}");
+        if format == "json" {
+            let obj: Value = serde_json::from_str(stdout.trim()).unwrap();
+            assert!(obj["error"].is_string(), "{obj}");
+        }
+    }
 }
 
 #[test]

@@ -142,6 +142,13 @@ impl Diagnostic {
 
     /// `error[kind] file:line: message` (with the shape index when set).
     pub fn headline(&self) -> String {
+        self.headline_on(&self.shape.into_iter().collect::<Vec<_>>())
+    }
+
+    /// [`headline`](Self::headline) for this finding on each of `shapes` (indices into
+    /// [`Evaluation::shapes`]): `(shape #3)`, `(shapes #0, #1, #4)`, or for more than
+    /// [`SHAPES_LISTED`] shapes `(on 34 shapes: #0, #1, … #33)`.
+    pub fn headline_on(&self, shapes: &[usize]) -> String {
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -153,12 +160,78 @@ impl Diagnostic {
                 let _ = write!(s, ":{l}");
             }
         }
-        if let Some(i) = self.shape {
-            let _ = write!(s, " (shape #{i})");
+        match shapes {
+            [] => {}
+            [i] => {
+                let _ = write!(s, " (shape #{i})");
+            }
+            _ if shapes.len() <= SHAPES_LISTED => {
+                let list: Vec<String> = shapes.iter().map(|i| format!("#{i}")).collect();
+                let _ = write!(s, " (shapes {})", list.join(", "));
+            }
+            _ => {
+                let head: Vec<String> = shapes[..SHAPES_LISTED - 1]
+                    .iter()
+                    .map(|i| format!("#{i}"))
+                    .collect();
+                let _ = write!(
+                    s,
+                    " (on {} shapes: {}, … #{})",
+                    shapes.len(),
+                    head.join(", "),
+                    shapes[shapes.len() - 1]
+                );
+            }
         }
         let _ = write!(s, ": {}", self.message);
         s
     }
+
+    /// Whether this compares an output with the golden output (the verify stage's findings
+    /// other than `input_modified`).
+    pub fn compares_outputs(&self) -> bool {
+        self.stage == Stage::Verify && self.kind != "input_modified"
+    }
+
+    /// Whether `self` and `other` are the same finding apart from the shape: same stage,
+    /// kind, severity, location and message (numbers and notes may differ).
+    fn same_finding(&self, other: &Diagnostic) -> bool {
+        self.stage == other.stage
+            && self.kind == other.kind
+            && self.severity == other.severity
+            && self.file == other.file
+            && self.line == other.line
+            && self.message == other.message
+    }
+}
+
+/// How many shape indices a grouped headline lists before it shortens to "on N shapes".
+pub const SHAPES_LISTED: usize = 6;
+
+/// `diagnostics` with the same finding on several shapes ([`Diagnostic::same_finding`])
+/// merged into one, in the order each first appears: each group is its first diagnostic and
+/// the shapes it was found on (empty for a finding not about a shape). For the human report
+/// only; the JSON keeps one diagnostic per shape.
+fn group_by_shape<'a>(
+    diagnostics: impl IntoIterator<Item = &'a Diagnostic>,
+) -> Vec<(&'a Diagnostic, Vec<usize>)> {
+    let mut groups: Vec<(&Diagnostic, Vec<usize>)> = Vec::new();
+    for d in diagnostics {
+        let found = groups
+            .iter_mut()
+            .find(|(g, _)| g.same_finding(d) && g.shape.is_some() == d.shape.is_some());
+        match found {
+            Some((_, shapes)) => {
+                if let Some(i) = d.shape {
+                    if !shapes.contains(&i) {
+                        shapes.push(i);
+                    }
+                }
+            }
+            None => groups.push((d, d.shape.into_iter().collect())),
+        }
+    }
+    groups
 }
 
 /// The verdict.
@@ -468,17 +541,37 @@ impl Evaluation {
             self.seed
         );
         const MAX_DIAGS: usize = 12;
-        for d in self.diagnostics.iter().take(MAX_DIAGS) {
-            let _ = writeln!(s, "  {}", d.headline());
+        // An output comparison on a shape whose run failed (a fault, a limit) compares what
+        // the outputs held when it stopped: its numbers say nothing, the run's finding does.
+        let run_failed = |d: &Diagnostic| {
+            d.shape
+                .and_then(|i| self.shapes.get(i))
+                .is_some_and(|sh| sh.status == ShapeStatus::Error)
+        };
+        let (hidden, shown): (Vec<&Diagnostic>, Vec<&Diagnostic>) = self
+            .diagnostics
+            .iter()
+            .partition(|d| d.compares_outputs() && run_failed(d));
+        let groups = group_by_shape(shown);
+        for (d, shapes) in groups.iter().take(MAX_DIAGS) {
+            let _ = writeln!(s, "  {}", d.headline_on(shapes));
             for n in d.notes.iter().take(6) {
                 let _ = writeln!(s, "      {n}");
             }
         }
-        if self.diagnostics.len() > MAX_DIAGS {
+        if groups.len() > MAX_DIAGS {
             let _ = writeln!(
                 s,
                 "  … {} more diagnostics (--message-format json shows all)",
-                self.diagnostics.len() - MAX_DIAGS
+                groups.len() - MAX_DIAGS
+            );
+        }
+        if !hidden.is_empty() {
+            let _ = writeln!(
+                s,
+                "  ({} output comparison{} on shapes whose run failed left out; --message-format json shows them)",
+                hidden.len(),
+                if hidden.len() == 1 { "" } else { "s" }
             );
         }
         for (i, sh) in self.shapes.iter().enumerate() {
@@ -501,12 +594,16 @@ impl Evaluation {
                 "  #{i:<2} {dims:<24} {:<18} {status:<7}",
                 sh.origin.label()
             );
-            let worst = sh
-                .outputs
-                .iter()
-                .map(|o| (o.max_abs_err, o.max_rel_err))
-                .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
-            if !sh.outputs.is_empty() {
+            // Error magnitudes only where the outputs are comparable: a shape whose run
+            // failed (a fault, a limit) may still have outputs read back, but their numbers
+            // say nothing (a fault's untouched output looked like "abs 0 rel 0").
+            let compared = matches!(sh.status, ShapeStatus::Passed | ShapeStatus::Failed);
+            if compared && !sh.outputs.is_empty() {
+                let worst = sh
+                    .outputs
+                    .iter()
+                    .map(|o| (o.max_abs_err, o.max_rel_err))
+                    .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
                 let _ = write!(s, " abs {:.2e} rel {:.2e}", worst.0, worst.1);
             }
             if let Some(p) = &sh.profile {
@@ -515,6 +612,10 @@ impl Evaluation {
                     "  {:.2} us  roofline {:.2}  {}  blocks {}",
                     p.time_us, p.roofline_fraction, p.bound, p.block_dim
                 );
+            }
+            // No padding left at the end of a row without numbers.
+            while s.ends_with(' ') {
+                s.pop();
             }
             s.push('\n');
         }
@@ -541,5 +642,158 @@ impl Evaluation {
             t.total_ms
         );
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(status: ShapeStatus, abs: f64) -> ShapeResult {
+        ShapeResult {
+            dims: BTreeMap::from([("n".to_string(), 64)]),
+            origin: ShapeOrigin::Declared,
+            status,
+            block_dim: 1,
+            workspace_bytes: 0,
+            outputs: vec![OutputMetrics {
+                name: "y".into(),
+                elements: 64,
+                mismatches: 0,
+                nonfinite_mismatches: 0,
+                unwritten: 0,
+                max_abs_err: abs,
+                max_rel_err: abs,
+                mere: 0.0,
+                norm_rel_err: 0.0,
+                atol: 1e-3,
+                rtol: 1e-3,
+                max_slack: 0.0,
+                first_mismatch: None,
+            }],
+            profile: None,
+        }
+    }
+
+    fn evaluation(diagnostics: Vec<Diagnostic>, shapes: Vec<ShapeResult>) -> Evaluation {
+        Evaluation {
+            op: "add_f16".into(),
+            key: "0".repeat(64),
+            soc: "Ascend910B1".into(),
+            backend: "sim".into(),
+            seed: 1,
+            outcome: Outcome::RuntimeError,
+            suspect_performance: false,
+            diagnostics,
+            shapes,
+            isolation: Isolation::default(),
+            timings: Timings::default(),
+        }
+    }
+
+    fn fault(shape: usize) -> Diagnostic {
+        Diagnostic::error(Stage::Run, "ub_out_of_range", "read past the end of UB")
+            .at("kernel.cpp", 42)
+            .for_shape(shape)
+            .number("shape_bytes", shape as f64)
+            .note("  x = in.DeQue();")
+    }
+
+    #[test]
+    fn the_same_finding_on_many_shapes_prints_once_with_its_shapes() {
+        let mut diags: Vec<Diagnostic> = (0..34).map(fault).collect();
+        // Another message on two shapes, a finding without a shape, and one on one shape.
+        diags.push(
+            Diagnostic::error(Stage::Verify, "wrong_result", "output `y` differs").for_shape(3),
+        );
+        diags.push(
+            Diagnostic::error(Stage::Verify, "wrong_result", "output `y` differs").for_shape(5),
+        );
+        diags.push(Diagnostic::warning(
+            Stage::Policy,
+            "policy_note",
+            "no shape",
+        ));
+        diags.push(fault(7).at("kernel.cpp", 43));
+        let mut shapes: Vec<ShapeResult> =
+            (0..34).map(|_| shape(ShapeStatus::Error, 0.0)).collect();
+        shapes[3].status = ShapeStatus::Failed;
+        shapes[5].status = ShapeStatus::Failed;
+        let text = evaluation(diags.clone(), shapes).render();
+        let lines: Vec<&str> = text.lines().collect();
+        let faults: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.contains("kernel.cpp:42"))
+            .collect();
+        assert_eq!(faults.len(), 1, "{text}");
+        assert!(
+            faults[0].contains("(on 34 shapes: #0, #1, #2, #3, #4, … #33): read past the end"),
+            "{text}"
+        );
+        assert!(
+            text.contains("error[wrong_result] (shapes #3, #5): output `y` differs"),
+            "{text}"
+        );
+        assert!(text.contains("warning[policy_note]: no shape"), "{text}");
+        assert!(
+            text.contains("error[ub_out_of_range] kernel.cpp:43 (shape #7)"),
+            "{text}"
+        );
+        // The note prints once, under its group.
+        assert_eq!(text.matches("x = in.DeQue();").count(), 2, "{text}");
+        // The data keeps every diagnostic.
+        let ev = evaluation(diags, Vec::new());
+        assert_eq!(ev.diagnostics.len(), 38);
+        assert_eq!(
+            ev.diagnostics.iter().filter(|d| d.line == Some(42)).count(),
+            34
+        );
+    }
+
+    #[test]
+    fn a_shape_without_comparable_outputs_prints_no_error_magnitudes() {
+        let compared = |i: usize| {
+            Diagnostic::error(
+                Stage::Verify,
+                "wrong_result",
+                format!("output `y`: abs {i}"),
+            )
+            .for_shape(i)
+        };
+        let modified =
+            Diagnostic::error(Stage::Verify, "input_modified", "input `x` changed").for_shape(0);
+        let ev = evaluation(
+            vec![fault(0), compared(0), modified, compared(1)],
+            vec![
+                shape(ShapeStatus::Error, 0.0),
+                shape(ShapeStatus::Failed, 0.5),
+                shape(ShapeStatus::Passed, 1e-4),
+            ],
+        );
+        let text = ev.render();
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains("n=64")).collect();
+        assert_eq!(rows.len(), 3, "{text}");
+        assert!(
+            rows[0].contains("ERROR") && !rows[0].contains("abs"),
+            "{text}"
+        );
+        assert!(
+            rows[1].contains("FAIL") && rows[1].contains("abs 5.00e-1"),
+            "{text}"
+        );
+        assert!(
+            rows[2].contains("ok") && rows[2].contains("abs 1.00e-4"),
+            "{text}"
+        );
+        // The comparison on the shape whose run failed is left out and counted; the one on
+        // the failed shape and the input check stay.
+        assert!(!text.contains("output `y`: abs 0"), "{text}");
+        assert!(text.contains("(shape #1): output `y`: abs 1"), "{text}");
+        assert!(text.contains("input `x` changed"), "{text}");
+        assert!(
+            text.contains("(1 output comparison on shapes whose run failed left out;"),
+            "{text}"
+        );
+        assert_eq!(ev.diagnostics.len(), 4);
     }
 }

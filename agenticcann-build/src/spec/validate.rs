@@ -204,6 +204,21 @@ pub(super) fn tensor_table(
     out
 }
 
+/// The names in the `field` table of `op` that are not among `parsed` (the declarations of
+/// [`tensor_table`]): a bad name, a value that is not a string, a declaration that does not
+/// parse. Empty when the table itself is missing or not a table.
+fn unparsed_names(op: &Table, field: &str, parsed: &[(String, TensorDecl)]) -> BTreeSet<String> {
+    op.get(field)
+        .and_then(Value::as_table)
+        .map(|t| {
+            t.keys()
+                .filter(|k| !parsed.iter().any(|(n, _)| n == *k))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub(super) fn check_name(sink: &mut Sink<'_>, field: &str, name: &str) -> bool {
     if !is_identifier(name) {
         sink.push(
@@ -243,6 +258,11 @@ pub(super) fn check_op(
 
     let inputs = tensor_table(sink, "inputs", op);
     let outputs = tensor_table(sink, "outputs", op);
+    // Declared names whose declaration did not parse (already reported): other entries
+    // that name them, or their dimensions, are not reported again as unknown.
+    let unparsed_inputs = unparsed_names(op, "inputs", &inputs);
+    let dims_complete =
+        unparsed_inputs.is_empty() && unparsed_names(op, "outputs", &outputs).is_empty();
 
     let mut attrs = Vec::new();
     if let Some(v) = op.get("attrs") {
@@ -381,7 +401,7 @@ pub(super) fn check_op(
         .chain(outputs.iter())
         .flat_map(|(_, d)| d.shape.named_dims().into_iter().map(str::to_string))
         .collect();
-    let shapes = check_shapes(sink, op, &dims, &inputs, &outputs);
+    let shapes = check_shapes(sink, op, &dims, dims_complete, &inputs, &outputs);
 
     // Tolerance: op value (all outputs) over package/workspace per-dtype over built-in.
     let op_tol = match op.get("tolerance") {
@@ -397,6 +417,8 @@ pub(super) fn check_op(
             for (name, v) in t {
                 let f = format!("init.{name}");
                 match inputs.iter().find(|(n, _)| n == name) {
+                    // Its declaration's problem is the one to fix.
+                    None if unparsed_inputs.contains(name) => {}
                     None => sink.push(&f, format!("`{name}` is not an input of this op")),
                     Some((_, d)) => {
                         if let Some(i) = parse_init(sink, &f, v, d.dtype) {
@@ -484,10 +506,14 @@ pub(super) fn check_op(
     })
 }
 
+/// The `shapes` bindings of the named dimensions `dims`. When `dims_complete` is false (a
+/// declaration did not parse, so its dimensions are unknown) a binding's unknown keys are
+/// skipped, not reported: they may name that declaration's dimensions.
 pub(super) fn check_shapes(
     sink: &mut Sink<'_>,
     op: &Table,
     dims: &BTreeSet<String>,
+    dims_complete: bool,
     inputs: &[(String, TensorDecl)],
     outputs: &[(String, TensorDecl)],
 ) -> Option<Vec<HashMap<String, usize>>> {
@@ -534,6 +560,9 @@ pub(super) fn check_shapes(
         let mut binding = HashMap::new();
         for (k, v) in t {
             let f = format!("{field}.{k}");
+            if !dims.contains(k) && !dims_complete {
+                continue;
+            }
             if !dims.contains(k) {
                 sink.push(
                     &f,

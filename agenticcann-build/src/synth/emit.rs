@@ -1,7 +1,7 @@
 //! C++ emission of a lowered op: `kernel.cpp` (Ascend C, API calls only: no GM pointer
 //! arithmetic or dereference) and `tiling.cpp`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::lower::{prod_code, Access, Bin, Level, Lowered, Op, Program, Un};
@@ -223,6 +223,12 @@ struct Emitter<'a> {
     scalar_vec: bool,
     /// Row temporaries the wide body uses (whole tiles, `LIN` elements, when resident).
     wide_temps: usize,
+    /// Floats per block and reduction level in the row-split workspace (0: the kernel has
+    /// no chunked reductions, so no split combines partials): three per reduction of the
+    /// level with the most (value, error sum, shift), rounded up to 8 (one 32-byte block).
+    split_nw: usize,
+    /// Reduction levels of the chunked path (workspace slots per block).
+    split_levels: usize,
     /// `[C]` vector inputs of a tile-statistics kernel issued before the row loop and not
     /// dequeued yet (queue, fp32 view, dtype): the first tile dequeues them right before
     /// the first level that reads them, so its earlier levels do not wait for their copy.
@@ -1360,9 +1366,9 @@ fn emit_row_body(
                 );
                 w(s, ind, &format!("(void)k{i}; (void)b{i};"));
             }
-            w(s, ind, "for (uint32_t off = 0; off < C; off += K) {");
+            w(s, ind, "for (uint32_t off = c0; off < c1; off += K) {");
             ind2 = ind + 1;
-            w(s, ind2, "uint32_t n = (C - off < K) ? (C - off) : K;");
+            w(s, ind2, "uint32_t n = (c1 - off < K) ? (c1 - off) : K;");
             w(s, ind2, "uint32_t n64 = (n + 63u) / 64u * 64u;");
             w(s, ind2, "(void)n64;");
             e.emit_loads(s, ind2, &pg, &ins, "LIN", Mode::Chunked, "r", "off");
@@ -1383,7 +1389,7 @@ fn emit_row_body(
                     w(s, ind2, &format!("Add({x}, {x}, {l}, n);"));
                 }
                 if mode == Mode::Chunked {
-                    w(s, ind2, "if (off == 0) {");
+                    w(s, ind2, "if (off == c0) {");
                     e.emit_reduce(
                         s,
                         ind2 + 1,
@@ -1466,6 +1472,9 @@ fn emit_row_body(
         if mode == Mode::Chunked {
             e.emit_frees(s, ind2, &pg, &ins);
             w(s, ind, "}");
+            if !reds.is_empty() {
+                emit_split_combine(e, s, ind, &reds, pass)?;
+            }
             for &i in &reds {
                 let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
                     continue;
@@ -1493,6 +1502,9 @@ fn emit_row_body(
         } else {
             let ty = cty(*d);
             let sz = d.size_bytes();
+            // A split row's value is written by its first part only.
+            w(s, ind, "if (part == 0) {");
+            let ind = ind + 1;
             w(
                 s,
                 ind,
@@ -1513,8 +1525,97 @@ fn emit_row_body(
                 ),
             );
             w(s, ind, &format!("oq_{name}.FreeTensor(o_{name});"));
+            w(s, ind - 1, "}");
         }
     }
+    Ok(())
+}
+
+/// Combines the partial reductions of a row split over `SPL` blocks (the tiling's `split`,
+/// only for chunked rows when there are at most half as many rows as cores): after the
+/// level's chunk loop over its columns `[c0, c1)`, every block writes its accumulators
+/// (value `a`, error sum `b`, shift `k`) to its slot of the GM workspace (slot per level and
+/// block, `split_nw` floats), all blocks meet at `SyncAll`, and each reads its row's `SPL`
+/// slots and folds them in part order, so every block of the row gets the same values:
+/// sums add, max/min keep the first NaN, a mean's shifted sums are re-based on part 0's
+/// shift (`Σ_p a_p + n_p·(k_p − k_0)`, `n_p` the part's column count).
+fn emit_split_combine(
+    e: &mut Emitter,
+    s: &mut String,
+    ind: usize,
+    reds: &[usize],
+    pass: u32,
+) -> Result<(), SynthError> {
+    let lw = e.lw;
+    let nw = e.split_nw;
+    if nw < 3 * reds.len() {
+        return Err(e.fail("internal: row-split workspace smaller than a level's partials"));
+    }
+    let slot = pass - 1;
+    e.add_buf(
+        "xoq".into(),
+        "TQue<TPosition::VECOUT, 1>",
+        "1",
+        format!("{nw} * 4"),
+    );
+    e.add_buf(
+        "xiq".into(),
+        "TQue<TPosition::VECIN, 1>",
+        "1",
+        format!("(R != 0 ? {nw} : 64 * {nw}) * 4"),
+    );
+    w(s, ind, "if (SPL > 1) {");
+    let i1 = ind + 1;
+    w(s, i1, "LocalTensor<float> xo = xoq.AllocTensor<float>();");
+    for (q, &i) in reds.iter().enumerate() {
+        w(
+            s,
+            i1,
+            &format!(
+                "xo.SetValue({}, a{i}); xo.SetValue({}, b{i}); xo.SetValue({}, k{i});",
+                3 * q,
+                3 * q + 1,
+                3 * q + 2
+            ),
+        );
+    }
+    w(s, i1, "xoq.EnQue(xo);");
+    w(s, i1, "xo = xoq.DeQue<float>();");
+    let used = 3 * reds.len();
+    w(s, i1, &format!("DataCopyPad(g_ws[({slot}u * blocks + idx) * {nw}u], xo, DataCopyExtParams{{1, {used}u * 4u, 0, 0, 0}});"));
+    w(s, i1, "xoq.FreeTensor(xo);");
+    w(s, i1, "SyncAll();");
+    w(s, i1, "LocalTensor<float> xi = xiq.AllocTensor<float>();");
+    w(s, i1, &format!("DataCopyPad(xi, g_ws[({slot}u * blocks + ridx * SPL) * {nw}u], DataCopyExtParams{{1, SPL * {nw}u * 4u, 0, 0, 0}}, DataCopyPadExtParams<float>{{false, 0, 0, 0.0f}});"));
+    w(s, i1, "xiq.EnQue(xi);");
+    w(s, i1, "xi = xiq.DeQue<float>();");
+    for (q, &i) in reds.iter().enumerate() {
+        let Op::RedLast(op, _) = &lw.prog.nodes[i].op else {
+            continue;
+        };
+        let (va, vb, vk) = (3 * q, 3 * q + 1, 3 * q + 2);
+        match op {
+            ReduceOp::Sum => {
+                w(s, i1, &format!("a{i} = 0.0f; b{i} = 0.0f;"));
+                w(s, i1, &format!("for (uint32_t p = 0; p < SPL; p++) {{ a{i} += xi.GetValue(p * {nw}u + {va}u); b{i} += xi.GetValue(p * {nw}u + {vb}u); }}"));
+            }
+            ReduceOp::Mean => {
+                w(
+                    s,
+                    i1,
+                    &format!("k{i} = xi.GetValue({vk}u); a{i} = 0.0f; b{i} = 0.0f;"),
+                );
+                w(s, i1, &format!("for (uint32_t p = 0; p < SPL; p++) {{ const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a{i} += xi.GetValue(p * {nw}u + {va}u) + static_cast<float>(np_) * (xi.GetValue(p * {nw}u + {vk}u) - k{i}); b{i} += xi.GetValue(p * {nw}u + {vb}u); }}"));
+            }
+            ReduceOp::Max | ReduceOp::Min => {
+                let cmp = if *op == ReduceOp::Max { ">" } else { "<" };
+                w(s, i1, &format!("a{i} = xi.GetValue({va}u);"));
+                w(s, i1, &format!("for (uint32_t p = 1; p < SPL; p++) {{ float v_ = xi.GetValue(p * {nw}u + {va}u); if (v_ {cmp} a{i} || v_ != v_) a{i} = v_; }}"));
+            }
+        }
+    }
+    w(s, i1, "xiq.FreeTensor(xi);");
+    w(s, ind, "}");
     Ok(())
 }
 
@@ -2361,6 +2462,8 @@ pub(crate) fn emit(
         has_wide: false,
         wide: false,
         wide_temps: 0,
+        split_nw: 0,
+        split_levels: 0,
         scalar_vec: false,
         pending_vecs: Vec::new(),
         bufs: Vec::new(),
@@ -2389,6 +2492,18 @@ pub(crate) fn emit(
         .nodes
         .iter()
         .any(|n| matches!(n.op, Op::RedMid { .. }));
+    if !lw.flat && !has_mid && has_red {
+        let pgs = Prog::new(&lw.prog, "");
+        let mut per_level: BTreeMap<u32, usize> = BTreeMap::new();
+        for (i, n) in lw.prog.nodes.iter().enumerate() {
+            if matches!(n.op, Op::RedLast(..)) {
+                *per_level.entry(pgs.stage[i]).or_default() += 1;
+            }
+        }
+        let most = per_level.values().copied().max().unwrap_or(0);
+        e.split_nw = (3 * most).div_ceil(8) * 8;
+        e.split_levels = per_level.len();
+    }
     let pg = Prog::new(&lw.prog, "");
     let mut body = String::new();
     let s = &mut body;
@@ -2455,16 +2570,29 @@ pub(crate) fn emit(
             1,
             "uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();",
         );
+        // A row split over SPL blocks (chunked rows, few rows: the tiling's `split`): block
+        // idx takes columns [c0, c1) of row idx / SPL.
         w(
             s,
             1,
-            "uint32_t base = t.rows / blocks, rem = t.rows % blocks;",
+            "const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;",
         );
-        w(s, 1, "uint32_t myRows = base + (idx < rem ? 1u : 0u);");
         w(
             s,
             1,
-            "uint32_t start = idx * base + (idx < rem ? idx : rem);",
+            "const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;",
+        );
+        w(s, 1, "(void)part; (void)c0; (void)c1;");
+        w(
+            s,
+            1,
+            "uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;",
+        );
+        w(s, 1, "uint32_t myRows = base + (ridx < rem ? 1u : 0u);");
+        w(
+            s,
+            1,
+            "uint32_t start = ridx * base + (ridx < rem ? ridx : rem);",
         );
         w(s, 1, "if (myRows == 0) return;");
         // Resident.
@@ -2772,7 +2900,16 @@ fn finish(e: Emitter) -> Emitted {
             fields.push(u32f(n));
         }
     } else {
-        for n in ["rows", "cols", "tile_rows", "chunk", "resident", "buf_num"] {
+        for n in [
+            "rows",
+            "cols",
+            "tile_rows",
+            "chunk",
+            "resident",
+            "buf_num",
+            "split",
+            "slice",
+        ] {
             fields.push(u32f(n));
         }
     }
@@ -2868,7 +3005,16 @@ fn finish(e: Emitter) -> Emitted {
     if e.uses_mask {
         k.push_str("    maskb = maskbuf.Get<uint8_t>();\n");
     }
-    k.push_str("  }\n\n  __aicore__ inline void Process() {\n");
+    k.push_str("  }\n\n");
+    if e.split_nw > 0 {
+        // The row-split partials: `split_levels` slots of `split_nw` floats per block.
+        let _ = writeln!(
+            k,
+            "  __aicore__ inline void SetWorkspace(GM_ADDR w) {{\n    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, {}u * GetBlockNum() * {}u);\n  }}\n",
+            e.split_levels, e.split_nw
+        );
+    }
+    k.push_str("  __aicore__ inline void Process() {\n");
     k.push_str(&e.body);
     k.push_str("  }\n\n private:\n");
     if e.uses_tile {
@@ -2884,6 +3030,9 @@ fn finish(e: Emitter) -> Emitted {
     }
     for p in &params {
         let _ = writeln!(k, "  GlobalTensor<{}> g_{};", cty(p.decl.dtype), p.name);
+    }
+    if e.split_nw > 0 {
+        k.push_str("  GlobalTensor<float> g_ws;\n");
     }
     for tmp in 0..e.ntemps {
         let _ = writeln!(k, "  LocalTensor<float> tmp{tmp};");
@@ -2916,6 +3065,9 @@ fn finish(e: Emitter) -> Emitted {
     );
     k.push_str("  (void)workspace;\n  SynthKernel op;\n");
     let _ = writeln!(k, "  op.Init({}, tiling);", call.join(", "));
+    if e.split_nw > 0 {
+        k.push_str("  op.SetWorkspace(workspace);\n");
+    }
     k.push_str("  op.Process();\n}\n");
     // The fp32 views of f16 inputs: `f_x` names come from `fb_x.Get`; ensure the buffers'
     // tensors are declared where used (emit_loads does that).
@@ -3107,6 +3259,7 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
         p.max_blocks, p.max_blocks
     );
     let _ = writeln!(s, "  const uint64_t BN = {};", p.buffer_num);
+    s.push_str("  uint64_t ws = 0;\n");
     let _ = writeln!(s, "  const uint64_t max_tile = {};", p.max_tile_elems);
     if lw.flat {
         let mut all = lw.prog.lead.clone();
@@ -3145,6 +3298,7 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
             p.tiles_per_core, p.tiles_per_core
         );
         s.push_str("  tiling->rows = static_cast<uint32_t>(rows);\n  tiling->cols = static_cast<uint32_t>(C);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
+        s.push_str("  tiling->split = 1;\n  tiling->slice = static_cast<uint32_t>(C);\n");
         s.push_str("  if (fits_res(1)) {\n    uint64_t lo = 1, hi = tmax;\n    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }\n");
         s.push_str("    tiling->resident = 1;\n    tiling->tile_rows = static_cast<uint32_t>(lo);\n    tiling->chunk = static_cast<uint32_t>(C);\n  } else {\n");
         let has_mid = lw
@@ -3158,6 +3312,13 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
             s.push_str("    uint64_t lo = 1, hi = (C + 63) / 64;\n    if (hi > max_tile / 64) hi = max_tile / 64 > 0 ? max_tile / 64 : 1;\n    if (!fits_chunk(1)) return 1;\n");
             s.push_str("    while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_chunk(mid)) lo = mid; else hi = mid - 1; }\n");
             s.push_str("    tiling->resident = 0;\n    tiling->tile_rows = 1;\n    tiling->chunk = static_cast<uint32_t>(lo * 64);\n");
+            // Few long rows: split each row over several blocks (at most 64, every block
+            // resident at once for the SyncAll), slices of whole 64-element groups.
+            let _ = writeln!(
+                s,
+                "    if (rows * 2 <= cores) {{\n      uint64_t sp = cores / rows;\n      const uint64_t units = (C + 63) / 64;\n      if (sp > units) sp = units;\n      if (sp > 64) sp = 64;\n      if (sp > 1) {{\n        const uint64_t slice = (units + sp - 1) / sp * 64;\n        sp = (C + slice - 1) / slice;\n        tiling->split = static_cast<uint32_t>(sp);\n        tiling->slice = static_cast<uint32_t>(slice);\n        if (tiling->chunk > slice) tiling->chunk = static_cast<uint32_t>(slice);\n        blocks = rows * sp;\n        ws = {}ull * blocks * {}ull * 4ull;\n      }}\n    }}",
+                e.split_levels, e.split_nw
+            );
         }
         s.push_str("  }\n");
     }
@@ -3166,7 +3327,7 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
     }
     let _ = fields;
     s.push_str(
-        "  *block_dim = static_cast<uint32_t>(blocks);\n  *workspace_bytes = 0;\n  return 0;\n}\n",
+        "  *block_dim = static_cast<uint32_t>(blocks);\n  *workspace_bytes = ws;\n  return 0;\n}\n",
     );
     s
 }

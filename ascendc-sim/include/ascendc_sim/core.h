@@ -91,7 +91,11 @@ struct PipeRec {
   SrcLoc loc;
 };
 
-/// Per-32-byte-block record of the last accesses, for cross-pipe hazards (FC-23).
+/// Per-32-byte-block record of the last accesses, for cross-pipe hazards (FC-23). Host
+/// memory is bounded by the UB size and the GM ranges pending, not by the instructions
+/// issued: each recorded access keeps its own call site (a per-instruction list grew by 8
+/// bytes per instruction without end under a kernel loop that never ends, until the run's
+/// address-space limit turned into std::bad_alloc before the wall-clock timeout).
 struct Hazards {
   static constexpr int kP = kPipeCount;
   uint32_t counter[kP] = {0, 0, 0, 0};  // instructions issued per pipe
@@ -99,7 +103,8 @@ struct Hazards {
   std::vector<uint8_t> writer;          // pipe of the last write, 0xFF = none/ordered
   std::vector<uint32_t> wstamp;         // its counter value
   std::vector<uint32_t> rstamp[kP];     // last read per pipe (0 = none)
-  std::vector<SrcLoc> locs[kP];         // locs[p][stamp - 1]: call site of instruction `stamp` on p
+  std::vector<SrcLoc> wloc;             // call site of the last write (valid with writer)
+  std::vector<SrcLoc> rloc[kP];         // call site of the last read per pipe (valid with rstamp)
   std::unordered_map<uint64_t, std::vector<uint32_t>> tokens;  // SyncKey -> clock
   /// GM bytes written by this core's MTE3 copies whose completion some reader may not
   /// know yet: start address -> {end, MTE3 stamp}. Disjoint ranges; a later write over
@@ -107,6 +112,7 @@ struct Hazards {
   struct GmSpan {
     uintptr_t hi;
     uint32_t stamp;
+    SrcLoc loc;  // the copy's call site
   };
   std::map<uintptr_t, GmSpan> gm_pending;
 };
@@ -224,6 +230,30 @@ inline void gm_scalar_read(CoreContext& c, const void* p, uint64_t bytes, const 
 /// beyond it count as different data (gm_write_race when they overlap another core's).
 inline constexpr uint64_t kGmWriteDataCap = 8ull << 20;  // per core: at most 384 MiB over 48 cores
 
+/// How many earlier entries of gm_writes drop_repeated_gm_write compares the last one with.
+inline constexpr size_t kGmWriteRepeatWindow = 8;
+
+/// The last entry of gm_writes is finished (a new one follows): when it covers the same
+/// bytes as one of the kGmWriteRepeatWindow entries before it, from the same call site,
+/// epoch and knowledge of the other cores, that earlier entry is dropped (the last one holds
+/// the later bytes; the race check does not depend on the order). A loop that writes the
+/// same tiles again (or never ends) then keeps one entry per tile, not one per pass.
+inline void drop_repeated_gm_write(CoreContext& c) {
+  auto& v = c.gm_writes;
+  if (v.size() < 2) return;
+  const CoreContext::GmWrite& last = v.back();
+  const size_t first = v.size() - 1 > kGmWriteRepeatWindow ? v.size() - 1 - kGmWriteRepeatWindow : 0;
+  for (size_t i = v.size() - 1; i-- > first;) {
+    const CoreContext::GmWrite& e = v[i];
+    if (e.lo == last.lo && e.hi == last.hi && e.epoch == last.epoch && e.vc == last.vc &&
+        e.loc.line() == last.loc.line() && e.loc.file_name() == last.loc.file_name()) {
+      c.gm_data_bytes -= e.data.size();
+      v.erase(v.begin() + std::ptrdiff_t(i));
+      return;
+    }
+  }
+}
+
 /// Records that the current core wrote GM bytes [p, p + bytes) (already in GM: the bytes
 /// are kept for the cross-core same-bytes test), in its current cross-core epoch.
 inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
@@ -245,6 +275,7 @@ inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const c
       return;
     }
   }
+  drop_repeated_gm_write(c);
   CoreContext::GmWrite w{lo, hi, loc, api, {}, keep, c.xc_epoch, c.xc_vc};
   if (keep) w.data.assign(d, d + bytes);
   c.gm_writes.push_back(std::move(w));
@@ -291,11 +322,11 @@ void event_release(uint8_t evt, int32_t id, const char* api, const SrcLoc& loc);
 // ---- hazard tracking (src/hazard.cpp) ----
 /// Counts one instruction on `pipe` (issued at `loc`); returns its stamp for hz_access.
 inline uint32_t hz_issue(CoreContext& c, Pipe pipe, const SrcLoc& loc) {
-  c.hz.locs[int(pipe)].push_back(loc);
+  (void)loc;  // hz_access records the call site with each access
   return ++c.hz.counter[int(pipe)];
 }
-/// Records an access of UB bytes [lo, hi) by the instruction `stamp` on `pipe` and
-/// reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
+/// Records an access of UB bytes [lo, hi) by the instruction `stamp` on `pipe`, issued at
+/// `loc`, and reports an unsynchronized cross-pipe access (RAW, WAR, WAW) as an error.
 void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t hi, bool write,
                const char* api, const SrcLoc& loc);
 /// A scalar (PIPE_S) access of UB bytes [lo, hi), ordered with every pipe by the
@@ -305,9 +336,9 @@ void hz_access(CoreContext& c, Pipe pipe, uint32_t stamp, uint32_t lo, uint32_t 
 /// pipes it waits for (bit 1 << Pipe), which the caller passes to the cost model
 /// (CoreRecorder::scalar_access) so that the checker and the cost model agree.
 uint8_t hz_scalar(CoreContext& c, uint32_t lo, uint32_t hi, bool write);
-/// An MTE3 write of GM bytes [p, p + bytes) by the instruction `stamp` (DataCopy/
-/// DataCopyPad UB->GM): a later read of them on this core must be synchronised.
-void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes);
+/// An MTE3 write of GM bytes [p, p + bytes) by the instruction `stamp` issued at `loc`
+/// (DataCopy/DataCopyPad UB->GM): a later read of them on this core must be synchronised.
+void hz_gm_write(CoreContext& c, uint32_t stamp, const void* p, uint64_t bytes, const SrcLoc& loc);
 /// A read of GM bytes [p, p + bytes) on `pipe` (MTE2 copy-in, or S for GlobalTensor
 /// GetValue): reports "gm_unsynchronized_access" when this core's MTE3 wrote some of
 /// them and no flag (MTE3_MTE2 / MTE3_S), queue chain or PipeBarrier<PIPE_ALL> orders

@@ -97,14 +97,19 @@ struct AntiQuantShapeInfo {
 
 namespace ascendc_sim::hl {
 
-/// One AscendQuant call with the overload's defaults and the config applied.
-struct QuantCall {
+/// The operands AscendQuant and AscendAntiQuant both take: destination, source, the optional
+/// scale / offset tensors and sharedTmpBuffer (a missing one: `UbRef{0, -1, 0}`, size 0).
+struct QuantOperands {
   UbRef dst, src, scale, offset, tmp;
+  bool has_tmp;                                                     // sharedTmpBuffer given
+  uint32_t dst_size, src_size, scale_size, offset_size, tmp_bytes;  // elements (tmp: bytes)
+};
+
+/// One AscendQuant call with the overload's defaults and the config applied.
+struct QuantCall : QuantOperands {
   uint32_t esize;          // source (and scale/offset tensor) element bytes: 2 half, 4 float
   bool per_channel;        // scale is a tensor
   bool offset_tensor;      // offset is a tensor
-  bool has_tmp;            // sharedTmpBuffer given
-  uint32_t dst_size, src_size, scale_size, offset_size, tmp_bytes;  // elements (tmp: bytes)
   uint32_t count, scale_count, offset_count;
   float scale_v, offset_v;  // scalars (offset_v: also the per-channel scalar offset)
   uint32_t work_local;      // config.workLocalSize (0: the whole sharedTmpBuffer)
@@ -131,14 +136,12 @@ struct DequantCall {
 void dequant_run(const DequantCall& q, const SrcLoc& loc);
 
 /// One AscendAntiQuant call.
-struct AntiQuantCall {
-  UbRef dst, src, offset, scale, tmp;
+struct AntiQuantCall : QuantOperands {
   bool bf16;            // output bfloat16_t (else half)
   bool transpose;       // isTranspose: src is [N, K] (else [K, N])
   bool tensors;         // offset / scale are tensors (else offset_v / scale_v)
   bool has_offset;
-  bool has_tmp;
-  uint32_t dst_size, src_size, offset_size, scale_size, tmp_bytes, k;
+  uint32_t k;
   AscendC::AntiQuantShapeInfo shape;
   float offset_v, scale_v;
 };
@@ -150,6 +153,24 @@ inline UbRef ref_or_none(const AscendC::LocalTensor<T>* t) {
   return t ? t->ref() : UbRef{0, -1, 0};
 }
 
+/// Records the shared operands of a quantization call (`scale`, `offset`, `tmp` may be null).
+template <class D, class S, class P>
+inline void set_quant_operands(QuantOperands& q, const AscendC::LocalTensor<D>& dst,
+                               const AscendC::LocalTensor<S>& src, const AscendC::LocalTensor<P>* scale,
+                               const AscendC::LocalTensor<P>* offset, const AscendC::LocalTensor<uint8_t>* tmp) {
+  q.dst = dst.ref();
+  q.src = src.ref();
+  q.scale = ref_or_none(scale);
+  q.offset = ref_or_none(offset);
+  q.tmp = ref_or_none(tmp);
+  q.has_tmp = tmp != nullptr;
+  q.dst_size = dst.GetSize();
+  q.src_size = src.GetSize();
+  q.scale_size = scale ? scale->GetSize() : 0;
+  q.offset_size = offset ? offset->GetSize() : 0;
+  q.tmp_bytes = tmp ? tmp->GetSize() : 0;
+}
+
 template <class T, const AscendC::AscendQuantConfig& config>
 inline void quant(const AscendC::LocalTensor<int8_t>& dst, const AscendC::LocalTensor<T>& src,
                   const AscendC::LocalTensor<uint8_t>* tmp, const AscendC::LocalTensor<T>* scale,
@@ -157,20 +178,10 @@ inline void quant(const AscendC::LocalTensor<int8_t>& dst, const AscendC::LocalT
                   uint32_t offset_count, uint32_t count, const SrcLoc& loc) {
   static_assert(is_one_of_v<T, half, float>, "AscendQuant: source type must be half or float");
   QuantCall q{};
-  q.dst = dst.ref();
-  q.src = src.ref();
-  q.scale = ref_or_none(scale);
-  q.offset = ref_or_none(offset);
-  q.tmp = ref_or_none(tmp);
+  set_quant_operands(q, dst, src, scale, offset, tmp);
   q.esize = sizeof(T);
   q.per_channel = scale != nullptr;
   q.offset_tensor = offset != nullptr;
-  q.has_tmp = tmp != nullptr;
-  q.dst_size = dst.GetSize();
-  q.src_size = src.GetSize();
-  q.scale_size = scale ? scale->GetSize() : 0;
-  q.offset_size = offset ? offset->GetSize() : 0;
-  q.tmp_bytes = tmp ? tmp->GetSize() : 0;
   q.count = count;
   q.scale_count = scale_count;
   q.offset_count = offset_count;
@@ -236,21 +247,11 @@ inline void antiquant(const AscendC::LocalTensor<O>& dst, const AscendC::LocalTe
                 "AscendAntiQuant: the simulator models int8_t sources (int4b_t is not implemented)");
   static_assert(is_one_of_v<O, half, bfloat16_t>, "AscendAntiQuant: output type must be half or bfloat16_t");
   AntiQuantCall q{};
-  q.dst = dst.ref();
-  q.src = src.ref();
-  q.offset = ref_or_none(offset);
-  q.scale = ref_or_none(scale);
-  q.tmp = ref_or_none(tmp);
+  set_quant_operands(q, dst, src, scale, offset, tmp);
   q.bf16 = std::is_same_v<O, bfloat16_t>;
   q.transpose = transpose;
   q.tensors = scale != nullptr;
   q.has_offset = has_offset;
-  q.has_tmp = tmp != nullptr;
-  q.dst_size = dst.GetSize();
-  q.src_size = src.GetSize();
-  q.offset_size = offset ? offset->GetSize() : 0;
-  q.scale_size = scale ? scale->GetSize() : 0;
-  q.tmp_bytes = tmp ? tmp->GetSize() : 0;
   q.k = k;
   q.shape = shape;
   q.offset_v = offset_v;

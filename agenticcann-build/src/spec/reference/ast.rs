@@ -483,16 +483,7 @@ impl fmt::Display for Expr {
                 operand,
                 axis,
                 keepdims,
-            } => {
-                write!(f, "{}({operand}", op.name())?;
-                if let Some(a) = axis {
-                    write!(f, ", axis={a}")?;
-                }
-                if *keepdims {
-                    f.write_str(", keepdims=true")?;
-                }
-                f.write_str(")")
-            }
+            } => write_reduction(f, op.name(), operand, *axis, *keepdims),
             ExprKind::Subscript { operand, items } => {
                 write_operand(f, operand, 6)?;
                 f.write_str("[")?;
@@ -517,16 +508,7 @@ impl fmt::Display for Expr {
                 operand,
                 axis,
                 keepdims,
-            } => {
-                write!(f, "{}({operand}", op.name())?;
-                if let Some(a) = axis {
-                    write!(f, ", axis={a}")?;
-                }
-                if *keepdims {
-                    f.write_str(", keepdims=true")?;
-                }
-                f.write_str(")")
-            }
+            } => write_reduction(f, op.name(), operand, *axis, *keepdims),
             ExprKind::TakeAlongAxis {
                 operand,
                 indices,
@@ -565,6 +547,25 @@ fn write_operand(f: &mut fmt::Formatter<'_>, e: &Expr, min: u8) -> fmt::Result {
     } else {
         write!(f, "{e}")
     }
+}
+
+/// A reduction call as written, `name(x, axis=a, keepdims=true)`, with the defaults (every
+/// axis, keepdims false) left out: shared by the value reductions and `argmax`/`argmin`.
+fn write_reduction(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    operand: &Expr,
+    axis: Option<i64>,
+    keepdims: bool,
+) -> fmt::Result {
+    write!(f, "{name}({operand}")?;
+    if let Some(a) = axis {
+        write!(f, ", axis={a}")?;
+    }
+    if keepdims {
+        f.write_str(", keepdims=true")?;
+    }
+    f.write_str(")")
 }
 
 fn write_number(f: &mut fmt::Formatter<'_>, n: f64) -> fmt::Result {

@@ -135,38 +135,26 @@ fn infer_expr(
                 _ => None,
             }
         }
-        ExprKind::Call { func, args } => {
-            let mut shapes = Vec::with_capacity(args.len());
-            for a in args {
-                shapes.push(rec(a)?);
-            }
-            if shapes.iter().any(Option::is_none) {
-                None
-            } else {
-                let shapes: Vec<ShapeTemplate> = shapes.into_iter().flatten().collect();
+        ExprKind::Call { func, args } => match operand_shapes(args, rec)? {
+            None => None,
+            Some(shapes) => {
                 let refs: Vec<&ShapeTemplate> = shapes.iter().collect();
                 debug_assert_eq!(refs.len(), func.arity());
                 Some(broadcast(&refs, e.span)?)
             }
-        }
+        },
         ExprKind::Reduce {
             operand,
             axis,
             keepdims,
             op,
-        } => match rec(operand)? {
-            None => None,
-            Some(shape) => Some(reduced(shape, *axis, *keepdims, op.name(), e.span)?),
-        },
+        } => reduced_operand(rec(operand)?, *axis, *keepdims, op.name(), e.span)?,
         ExprKind::ArgReduce {
             operand,
             axis,
             keepdims,
             op,
-        } => match rec(operand)? {
-            None => None,
-            Some(shape) => Some(reduced(shape, *axis, *keepdims, op.name(), e.span)?),
-        },
+        } => reduced_operand(rec(operand)?, *axis, *keepdims, op.name(), e.span)?,
         ExprKind::Iota { operand, axis } => match rec(operand)? {
             None => None,
             Some(shape) => {
@@ -196,18 +184,10 @@ fn infer_expr(
                 Some(picked_shape(&picks, &shape))
             }
         },
-        ExprKind::Concat { operands, axis } => {
-            let mut shapes = Vec::with_capacity(operands.len());
-            for a in operands {
-                shapes.push(rec(a)?);
-            }
-            if shapes.iter().any(Option::is_none) {
-                None
-            } else {
-                let shapes: Vec<ShapeTemplate> = shapes.into_iter().flatten().collect();
-                Some(concat_shape(&shapes, *axis, e.span)?)
-            }
-        }
+        ExprKind::Concat { operands, axis } => match operand_shapes(operands, rec)? {
+            None => None,
+            Some(shapes) => Some(concat_shape(&shapes, *axis, e.span)?),
+        },
         ExprKind::TakeAlongAxis {
             operand,
             indices,
@@ -217,6 +197,33 @@ fn infer_expr(
             _ => None,
         },
     })
+}
+
+/// The shapes of `operands` in order, each inferred by `infer` (every operand is inferred, so
+/// the first error wins); `Ok(None)` when any of them depends on a statement that failed.
+fn operand_shapes(
+    operands: &[Expr],
+    infer: impl Fn(&Expr) -> Result<Option<ShapeTemplate>, ReferenceError>,
+) -> Result<Option<Vec<ShapeTemplate>>, ReferenceError> {
+    let mut shapes = Vec::with_capacity(operands.len());
+    for a in operands {
+        shapes.push(infer(a)?);
+    }
+    Ok(shapes.into_iter().collect())
+}
+
+/// The shape a reduction or index reduction named `what` gives from its operand's shape;
+/// `Ok(None)` when the operand's shape is unknown (it depends on a statement that failed).
+fn reduced_operand(
+    operand: Option<ShapeTemplate>,
+    axis: Option<i64>,
+    keepdims: bool,
+    what: &str,
+    span: Span,
+) -> Result<Option<ShapeTemplate>, ReferenceError> {
+    operand
+        .map(|shape| reduced(shape, axis, keepdims, what, span))
+        .transpose()
 }
 
 /// The axis index `axis` names in `shape`, or an [`ReferenceErrorKind::Axis`] error for
