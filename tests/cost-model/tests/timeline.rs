@@ -769,7 +769,7 @@ fn barrier_script(blocks: u32, need: u32, loop_on: bool, sync_on: bool) -> Strin
         }
         s.copy(Pipe::Mte2, u64::from(b) * 8192, 8192)
             .barrier(None)
-            .copy(Pipe::Mte3, 1 << 20 | u64::from(b) * 8192, 8192);
+            .copy(Pipe::Mte3, (1 << 20) + u64::from(b) * 8192, 8192);
     }
     s.finish("barrier");
     s.text().to_string()
