@@ -1357,6 +1357,31 @@ fn emit_row_body(
             }
         }
         let mut ind2 = ind;
+        // The copy-in of the chunk at column `at` (C++), in a block opened by `open`.
+        let issue_at = |e: &mut Emitter, s: &mut String, ind: usize, open: &str, at: &str| {
+            w(s, ind, open);
+            w(s, ind + 1, &format!("const uint32_t offN = {at};"));
+            w(s, ind + 1, "{");
+            w(s, ind + 2, "const uint32_t off = offN;");
+            w(
+                s,
+                ind + 2,
+                "const uint32_t n = (c1 - off < K) ? (c1 - off) : K;",
+            );
+            let _ = e.emit_issue(
+                s,
+                ind + 2,
+                &pg,
+                &ins,
+                "LIN",
+                Mode::Chunked,
+                "r",
+                "off",
+                ("r", "1u"),
+            );
+            w(s, ind + 1, "}");
+            w(s, ind, "}");
+        };
         if mode == Mode::Chunked {
             for &i in &reds {
                 w(
@@ -1366,12 +1391,33 @@ fn emit_row_body(
                 );
                 w(s, ind, &format!("(void)k{i}; (void)b{i};"));
             }
+            // Chunks are prefetched: chunk k+1's copy-in is issued before chunk k's
+            // compute (with one buffer per queue, right after chunk k frees it), so MTE2
+            // overlaps the vector work and the reductions' scalar reads.
+            if !ins.is_empty() {
+                issue_at(e, s, ind, "if (c0 < c1) {", "c0");
+            }
             w(s, ind, "for (uint32_t off = c0; off < c1; off += K) {");
             ind2 = ind + 1;
             w(s, ind2, "uint32_t n = (c1 - off < K) ? (c1 - off) : K;");
             w(s, ind2, "uint32_t n64 = (n + 63u) / 64u * 64u;");
             w(s, ind2, "(void)n64;");
-            e.emit_loads(s, ind2, &pg, &ins, "LIN", Mode::Chunked, "r", "off");
+            if !ins.is_empty() {
+                issue_at(e, s, ind2, "if (BN > 1 && K < c1 - off) {", "off + K");
+                let mut probe = String::new();
+                let deq = e.emit_issue(
+                    &mut probe,
+                    ind2,
+                    &pg,
+                    &ins,
+                    "LIN",
+                    Mode::Chunked,
+                    "r",
+                    "off",
+                    ("r", "1u"),
+                );
+                e.emit_consume(s, ind2, deq, true);
+            }
         }
         let mut los = HashMap::new();
         if !set.is_empty() || !roots.is_empty() {
@@ -1471,6 +1517,9 @@ fn emit_row_body(
         }
         if mode == Mode::Chunked {
             e.emit_frees(s, ind2, &pg, &ins);
+            if !ins.is_empty() {
+                issue_at(e, s, ind2, "if (BN == 1 && K < c1 - off) {", "off + K");
+            }
             w(s, ind, "}");
             if !reds.is_empty() {
                 emit_split_combine(e, s, ind, &reds, pass)?;
