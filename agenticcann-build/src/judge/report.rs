@@ -709,11 +709,7 @@ mod tests {
         diags.push(
             Diagnostic::error(Stage::Verify, "wrong_result", "output `y` differs").for_shape(5),
         );
-        diags.push(Diagnostic::warning(
-            Stage::Policy,
-            "policy_note",
-            "no shape",
-        ));
+        diags.push(Diagnostic::warning(Stage::Policy, "too_large", "no shape"));
         diags.push(fault(7).at("kernel.cpp", 43));
         let mut shapes: Vec<ShapeResult> =
             (0..34).map(|_| shape(ShapeStatus::Error, 0.0)).collect();
@@ -734,7 +730,7 @@ mod tests {
             text.contains("error[wrong_result] (shapes #3, #5): output `y` differs"),
             "{text}"
         );
-        assert!(text.contains("warning[policy_note]: no shape"), "{text}");
+        assert!(text.contains("warning[too_large]: no shape"), "{text}");
         assert!(
             text.contains("error[ub_out_of_range] kernel.cpp:43 (shape #7)"),
             "{text}"
