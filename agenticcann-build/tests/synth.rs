@@ -858,8 +858,8 @@ init    = { gamma = "uniform(-0.5, 0.5)" }
     }
 }
 
-/// Few rows too long for UB are split over several blocks (the tiling's `split`): each
-/// block reduces its slice, the partials meet in the GM workspace after a `SyncAll`, and
+/// Few rows too long for UB are split over several blocks (the tiling's `split`), and a
+/// `sum(exp(x − max))` is accumulated online in the max's pass: each block reduces its slice, the partials meet in the GM workspace after a `SyncAll`, and
 /// every block of the row folds them in the same order. Sums, maxima and shifted means
 /// (LayerNorm at offset 1000 in the stress shapes) stay exact on every declared, held-out
 /// and stress shape, and one row runs much faster than on one core.
@@ -911,6 +911,15 @@ init    = { gamma = "uniform(0.5, 1.5)" }
     for op in &spec.ops {
         let c = propose(op, &SynthOptions::default()).unwrap();
         assert!(c.kernel.contains("SyncAll();"), "{}: {}", op.name, c.kernel);
+        // Softmax's and logsumexp's sum(exp(x - max)) is accumulated online in the max's
+        // pass: one loop over the chunks for both statistics (LayerNorm keeps one per level).
+        let loops = c.kernel.matches("for (uint32_t off = c0;").count();
+        let want = match op.name.as_str() {
+            "sm" => 2,
+            "lse" => 1,
+            _ => 3,
+        };
+        assert_eq!(loops, want, "{}: {}", op.name, c.kernel);
         let ev = evaluate(op, &c, &eval_options()).unwrap();
         assert!(ev.accepted(), "{}: {}", op.name, ev.render());
         let first = |ev: &Evaluation| ev.shapes[0].profile.clone().unwrap();

@@ -1330,9 +1330,27 @@ fn emit_row_body(
             None
         }
     };
+    // Chunked rows: `sum(exp(w − max(w)))` is accumulated online in the max's pass (one
+    // pass over GM and one split round fewer).
+    let fused: Vec<(usize, usize)> = if mode == Mode::Chunked {
+        online_pairs(&pg)
+    } else {
+        Vec::new()
+    };
     for pass in 1..=final_pass {
         let reds: Vec<usize> = (0..n_nodes)
             .filter(|&i| matches!(lw.prog.nodes[i].op, Op::RedLast(..)) && pg.stage[i] == pass)
+            .collect();
+        // The reductions this pass's loop computes itself, and the online sums it carries.
+        let own: Vec<usize> = reds
+            .iter()
+            .copied()
+            .filter(|&i| !fused.iter().any(|&(_, t)| t == i))
+            .collect();
+        let carried: Vec<(usize, usize)> = fused
+            .iter()
+            .copied()
+            .filter(|&(m, _)| own.contains(&m))
             .collect();
         let roots: Vec<usize> = if pass == final_pass {
             lw.outputs
@@ -1341,13 +1359,21 @@ fn emit_row_body(
                 .filter(|&n| lw.prog.nodes[n].level == Level::Row)
                 .collect()
         } else {
-            reds.iter()
+            own.iter()
                 .map(|&i| match &lw.prog.nodes[i].op {
                     Op::RedLast(_, a) => *a,
                     _ => i,
                 })
                 .collect()
         };
+        // A pass whose reductions were all carried by the previous one reads nothing, nor
+        // does a last pass with no full-row output (logsumexp).
+        let skip = mode == Mode::Chunked
+            && if pass < final_pass {
+                own.is_empty()
+            } else {
+                roots.is_empty()
+            };
         let set = pg.closure(&roots);
         let ins: Vec<usize> = pg.inputs_of(&set);
         let mut views: HashMap<usize, String> = acc_views.clone();
@@ -1357,6 +1383,15 @@ fn emit_row_body(
             }
         }
         let mut ind2 = ind;
+        if skip {
+            if pass < final_pass {
+                for &i in &reds {
+                    emit_reduce_final(e, s, ind, i, ReduceOp::Sum, false);
+                }
+                emit_scalars_of_stage(e, s, ind, &pg, pass, "r");
+            }
+            continue;
+        }
         // The copy-in of the chunk at column `at` (C++), in a block opened by `open`.
         let issue_at = |e: &mut Emitter, s: &mut String, ind: usize, open: &str, at: &str| {
             w(s, ind, open);
@@ -1383,7 +1418,7 @@ fn emit_row_body(
             w(s, ind, "}");
         };
         if mode == Mode::Chunked {
-            for &i in &reds {
+            for i in own.iter().copied().chain(carried.iter().map(|&(_, t)| t)) {
                 w(
                     s,
                     ind,
@@ -1424,7 +1459,7 @@ fn emit_row_body(
             los = e.emit_rows(s, ind2, &pg, &set, &roots, &mut views)?;
         }
         if pass < final_pass {
-            for &i in &reds {
+            for &i in &own {
                 let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
                     continue;
                 };
@@ -1433,6 +1468,10 @@ fn emit_row_body(
                 let summing = matches!(op, ReduceOp::Sum | ReduceOp::Mean);
                 if let (Some(l), false) = (&lo_view, summing) {
                     w(s, ind2, &format!("Add({x}, {x}, {l}, n);"));
+                }
+                if carried.iter().any(|&(m, _)| m == i) {
+                    w(s, ind2, &format!("const float pm{i} = a{i};"));
+                    w(s, ind2, &format!("(void)pm{i};"));
                 }
                 if mode == Mode::Chunked {
                     w(s, ind2, "if (off == c0) {");
@@ -1476,6 +1515,29 @@ fn emit_row_body(
                 if mode != Mode::Chunked {
                     emit_reduce_final(e, s, ind2, i, *op, lo_view.is_some() && summing);
                 }
+            }
+            // The online sums: this chunk's Σ exp(w − m) at the running max m, and the
+            // earlier chunks' sum rescaled by exp(m_before − m).
+            for &(m, t) in &carried {
+                let Op::RedLast(_, wv) = &lw.prog.nodes[m].op else {
+                    continue;
+                };
+                let x = views[wv].clone();
+                e.uses_reduce = true;
+                e.add_buf(
+                    "fubuf0".into(),
+                    "TBuf<TPosition::VECCALC>",
+                    "1",
+                    "(R != 0 ? 8 : TL) * 4".into(),
+                );
+                w(s, ind2, &format!("Adds(fub0, {x}, -a{m}, n);"));
+                w(s, ind2, "Exp(fub0, fub0, n);");
+                w(
+                    s,
+                    ind2,
+                    "ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));",
+                );
+                w(s, ind2, &format!("if (off == c0) a{t} = redb.GetValue(0); else a{t} = a{t} * expf(pm{m} - a{m}) + redb.GetValue(0);"));
             }
         } else {
             // Row outputs.
@@ -1521,8 +1583,8 @@ fn emit_row_body(
                 issue_at(e, s, ind2, "if (BN == 1 && K < c1 - off) {", "off + K");
             }
             w(s, ind, "}");
-            if !reds.is_empty() {
-                emit_split_combine(e, s, ind, &reds, pass)?;
+            if !own.is_empty() {
+                emit_split_combine(e, s, ind, &own, &carried, pass)?;
             }
             for &i in &reds {
                 let Op::RedLast(op, a) = &lw.prog.nodes[i].op else {
@@ -1580,6 +1642,31 @@ fn emit_row_body(
     Ok(())
 }
 
+/// The `(max, sum)` reduction pairs of the form `m = max(w)`, `sum(exp(w − m))` (softmax,
+/// log-softmax, logsumexp): the chunked path accumulates the sum online in the max's pass,
+/// at the running max, rescaling the earlier chunks' sum by `exp(m_before − m)` when the max
+/// grows (and a split row's parts by `exp(m_p − m)`), so it reads the row once for both.
+fn online_pairs(pg: &Prog) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (t, n) in pg.p.nodes.iter().enumerate() {
+        let Op::RedLast(ReduceOp::Sum, e) = &n.op else {
+            continue;
+        };
+        let Op::Un(Un::Exp, d) = &pg.p.nodes[*e].op else {
+            continue;
+        };
+        let Op::Bin(Bin::Sub, wv, m) = &pg.p.nodes[*d].op else {
+            continue;
+        };
+        if matches!(&pg.p.nodes[*m].op, Op::RedLast(ReduceOp::Max, x) if x == wv)
+            && pg.stage[t] == pg.stage[*m] + 1
+        {
+            out.push((*m, t));
+        }
+    }
+    out
+}
+
 /// Combines the partial reductions of a row split over `SPL` blocks (the tiling's `split`,
 /// only for chunked rows when there are at most half as many rows as cores): after the
 /// level's chunk loop over its columns `[c0, c1)`, every block writes its accumulators
@@ -1592,11 +1679,17 @@ fn emit_split_combine(
     e: &mut Emitter,
     s: &mut String,
     ind: usize,
-    reds: &[usize],
+    own: &[usize],
+    carried: &[(usize, usize)],
     pass: u32,
 ) -> Result<(), SynthError> {
     let lw = e.lw;
     let nw = e.split_nw;
+    let reds: Vec<usize> = own
+        .iter()
+        .copied()
+        .chain(carried.iter().map(|&(_, t)| t))
+        .collect();
     if nw < 3 * reds.len() {
         return Err(e.fail("internal: row-split workspace smaller than a level's partials"));
     }
@@ -1642,6 +1735,9 @@ fn emit_split_combine(
         let Op::RedLast(op, _) = &lw.prog.nodes[i].op else {
             continue;
         };
+        if carried.iter().any(|&(_, t)| t == i) {
+            continue;
+        }
         let (va, vb, vk) = (3 * q, 3 * q + 1, 3 * q + 2);
         match op {
             ReduceOp::Sum => {
@@ -1662,6 +1758,14 @@ fn emit_split_combine(
                 w(s, i1, &format!("for (uint32_t p = 1; p < SPL; p++) {{ float v_ = xi.GetValue(p * {nw}u + {va}u); if (v_ {cmp} a{i} || v_ != v_) a{i} = v_; }}"));
             }
         }
+    }
+    // Online sums: each part's Σ exp(w − m_p), rescaled to the row's max.
+    for &(m, t) in carried {
+        let qm = reds.iter().position(|&r| r == m).unwrap_or(0);
+        let qt = reds.iter().position(|&r| r == t).unwrap_or(0);
+        let (vm, vt) = (3 * qm, 3 * qt);
+        w(s, i1, &format!("a{t} = 0.0f;"));
+        w(s, i1, &format!("for (uint32_t p = 0; p < SPL; p++) {{ a{t} += xi.GetValue(p * {nw}u + {vt}u) * expf(xi.GetValue(p * {nw}u + {vm}u) - a{m}); }}"));
     }
     w(s, i1, "xiq.FreeTensor(xi);");
     w(s, ind, "}");
@@ -2549,6 +2653,10 @@ pub(crate) fn emit(
                 *per_level.entry(pgs.stage[i]).or_default() += 1;
             }
         }
+        // An online sum travels with its max (the chunked path's `online_pairs`).
+        for (m, _) in online_pairs(&pgs) {
+            *per_level.entry(pgs.stage[m]).or_default() += 1;
+        }
         let most = per_level.values().copied().max().unwrap_or(0);
         e.split_nw = (3 * most).div_ceil(8) * 8;
         e.split_levels = per_level.len();
@@ -3043,9 +3151,11 @@ fn finish(e: Emitter) -> Emitted {
         .bufs
         .iter()
         .filter_map(|b| {
-            ["rtbuf", "stbuf", "rsbuf", "bcbuf", "rrbuf", "brbuf"]
-                .iter()
-                .find_map(|p| b.name.strip_prefix(p).map(|k| format!("{}b{k}", &p[..2])))
+            [
+                "rtbuf", "stbuf", "rsbuf", "bcbuf", "rrbuf", "brbuf", "fubuf",
+            ]
+            .iter()
+            .find_map(|p| b.name.strip_prefix(p).map(|k| format!("{}b{k}", &p[..2])))
         })
         .collect();
     for v in &tile_views {
