@@ -215,7 +215,7 @@ reference on its declared shapes plus held-out and ill-conditioned ones with fre
 the cost model's profile.
 
 Exit status: 0 when every candidate is verified with a plausible profile, 1 otherwise, 2 for \
-usage errors (no such op, unreadable manifest) or a judge that cannot run (no simulator \
+usage errors (no such op, unreadable manifest, no entry in any folder given) or a judge that cannot run (no simulator \
 toolchain).
 
 With --message-format json, stdout has one JSON object per DIR: {\"dir\", \"evaluation\"} with \

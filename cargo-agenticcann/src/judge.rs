@@ -16,8 +16,8 @@ use crate::select;
 /// Runs `judge`: [`Status::Ok`] when every candidate is accepted.
 ///
 /// # Errors
-/// The manifest cannot be read or has no op of that name; no folder given can be read as an
-/// entry of the op; the judge cannot run (exit 2).
+/// The manifest cannot be read or has no op of that name; no folder given holds an entry
+/// (`manifest.toml`); the judge cannot run (exit 2).
 pub fn run(args: &JudgeArgs) -> Result<Status> {
     let (manifest, spec) = select::spec_of(&args.manifest)?;
     let op = spec.require_op(&args.op)?;
@@ -120,10 +120,11 @@ pub fn run(args: &JudgeArgs) -> Result<Status> {
     }
     out.flush()?;
     let n = args.dirs.len();
-    // Not one folder could be read as an entry of the op (a missing folder, a typo, another
-    // op's entry): nothing was judged, so this is a usage error (exit 2), not a verdict.
-    // When some were judged, the unreadable ones count as not accepted (exit 1).
-    if items.is_empty() {
+    // Not one folder given is an entry at all (a missing folder, a typo: no manifest.toml):
+    // nothing was judged, so this is a usage error (exit 2), not a verdict. An entry that is
+    // there but refused (another op's key, files that do not match their digests) is a
+    // candidate that is not accepted (exit 1), as are unreadable folders beside judged ones.
+    if items.is_empty() && args.dirs.iter().all(|d| !d.join("manifest.toml").is_file()) {
         bail!(
             "{} read as an entry of `{}` (see above): nothing was judged",
             if n == 1 {

@@ -161,15 +161,15 @@ fn usage_errors_exit_2() {
         stderr.contains("no op `nope`") && stderr.contains("add_f16"),
         "{stderr}"
     );
-    // An entry of another op is refused by key, as a per-dir error; with nothing else to
-    // judge that is a usage error too.
+    // An entry of another op is refused by key, as a per-dir error: a candidate that is
+    // not accepted (1), not a usage error.
     let (root, dirs) = setup("wrong-op", &["honest/abs_f16"]);
     let out = judge(&root)
         .args(["--op", "add_f16"])
         .arg(&dirs[0])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
         stdout.contains("error:") && stdout.contains("key"),
