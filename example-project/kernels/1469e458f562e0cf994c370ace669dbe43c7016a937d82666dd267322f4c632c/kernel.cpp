@@ -19,6 +19,8 @@ class SynthKernel {
     R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((T + 32) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
@@ -27,11 +29,18 @@ class SynthKernel {
     workb = workbuf.Get<float>();
   }
 
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 1u * GetBlockNum() * 8u);
+  }
+
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -85,16 +94,33 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a2 = 0.0f, k2 = 0.0f, b2 = 0.0f;
       (void)k2; (void)b2;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         Mul(tmp0, f_x, f_x, n);
-        if (off == 0) {
+        if (off == c0) {
           ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a2 = redb.GetValue(0);
         } else {
@@ -102,20 +128,43 @@ class SynthKernel {
           a2 += redb.GetValue(0);
         }
         iq_x.FreeTensor(f_x);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a2); xo.SetValue(1, b2); xo.SetValue(2, k2);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a2 = 0.0f; b2 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a2 += xi.GetValue(p * 8u + 0u); b2 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s2 = a2;
       float s3 = sqrtf(s2);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)n64;
+      if (part == 0) {
+        LocalTensor<float> o_y = oq_y.AllocTensor<float>();
+        o_y.SetValue(0, s3);
+        oq_y.EnQue(o_y);
+        o_y = oq_y.DeQue<float>();
+        DataCopyPad(g_y[r], o_y, DataCopyExtParams{1, 4u, 0, 0, 0});
+        oq_y.FreeTensor(o_y);
       }
-      LocalTensor<float> o_y = oq_y.AllocTensor<float>();
-      o_y.SetValue(0, s3);
-      oq_y.EnQue(o_y);
-      o_y = oq_y.DeQue<float>();
-      DataCopyPad(g_y[r], o_y, DataCopyExtParams{1, 4u, 0, 0, 0});
-      oq_y.FreeTensor(o_y);
     }
   }
   }
@@ -126,11 +175,14 @@ class SynthKernel {
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
   TQue<TPosition::VECOUT, 2> oq_y;
   TQue<TPosition::VECIN, 2> iq_x;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
 };
@@ -139,5 +191,6 @@ extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_AD
   (void)workspace;
   SynthKernel op;
   op.Init(p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

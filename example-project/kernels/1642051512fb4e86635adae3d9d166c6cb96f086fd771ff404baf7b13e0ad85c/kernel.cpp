@@ -20,6 +20,8 @@ class SynthKernel {
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, ((((TL) / 64 + 16) / 8 * 8 * 4) + 31) / 32 * 32);
@@ -28,11 +30,18 @@ class SynthKernel {
     workb = workbuf.Get<float>();
   }
 
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 1u * GetBlockNum() * 8u);
+  }
+
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -90,37 +99,97 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a2 = 0.0f, k2 = 0.0f, b2 = 0.0f;
       (void)k2; (void)b2;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
         Mul(tmp0, f_x, f_x, n);
-        if (off == 0) {
+        if (off == c0) {
           ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a2 = redb.GetValue(0);
         } else {
           ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
           a2 += redb.GetValue(0);
         }
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a2); xo.SetValue(1, b2); xo.SetValue(2, k2);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a2 = 0.0f; b2 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a2 += xi.GetValue(p * 8u + 0u); b2 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s2 = a2;
       float s3 = sqrtf(s2);
       float s5 = ((s3) != (s3) || (s3) > (1e-12f)) ? (s3) : (1e-12f);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
@@ -131,6 +200,16 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
       }
     }
   }
@@ -143,11 +222,14 @@ class SynthKernel {
   TQue<TPosition::VECOUT, 2> oq_y;
   TQue<TPosition::VECIN, 2> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
   GlobalTensor<half> g_x;
   GlobalTensor<half> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
 };
@@ -156,5 +238,6 @@ extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_AD
   (void)workspace;
   SynthKernel op;
   op.Init(p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

@@ -25,6 +25,9 @@ class SynthKernel {
     pipe.InitBuffer(iq_mask, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(fubuf0, (((R != 0 ? 8 : TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
@@ -42,13 +45,21 @@ class SynthKernel {
     foldb = tb0.Get<float>();
     rtb0 = rtbuf0.Get<float>();
     stb0 = stbuf0.Get<float>();
+    fub0 = fubuf0.Get<float>();
+  }
+
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
   }
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -190,16 +201,38 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
       (void)k5; (void)b5;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
+      (void)k8; (void)b8;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+          DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_scores.EnQue(q_f_scores);
+          LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+          DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_mask.EnQue(q_f_mask);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_mask.EnQue(q_f_mask);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
         LocalTensor<float> f_scores = iq_scores.DeQue<float>();
         LocalTensor<float> f_mask = iq_mask.DeQue<float>();
         Muls(tmp0, f_scores, 1.7677669e-1f, n);
@@ -210,62 +243,86 @@ class SynthKernel {
         Sub(tmp3, f_mask, tmp3, n);
         Add(tmp2, tmp2, tmp3, n);
         Add(tmp1, tmp1, tmp2, n);
-        if (off == 0) {
+        const float pm5 = a5;
+        (void)pm5;
+        if (off == c0) {
           ReduceMax(redb, tmp1, workb, static_cast<int32_t>(n));
           a5 = redb.GetValue(0);
         } else {
           ReduceMax(redb, tmp1, workb, static_cast<int32_t>(n));
           { float v_ = redb.GetValue(0); if (v_ > a5 || v_ != v_) a5 = v_; }
         }
+        Adds(fub0, tmp1, -a5, n);
+        Exp(fub0, fub0, n);
+        ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));
+        if (off == c0) a8 = redb.GetValue(0); else a8 = a8 * expf(pm5 - a5) + redb.GetValue(0);
         iq_scores.FreeTensor(f_scores);
         iq_mask.FreeTensor(f_mask);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a5); xo.SetValue(1, b5); xo.SetValue(2, k5);
+        xo.SetValue(3, a8); xo.SetValue(4, b8); xo.SetValue(5, k8);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 6u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a5 = xi.GetValue(0u);
+        for (uint32_t p = 1; p < SPL; p++) { float v_ = xi.GetValue(p * 8u + 0u); if (v_ > a5 || v_ != v_) a5 = v_; }
+        a8 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a8 += xi.GetValue(p * 8u + 3u) * expf(xi.GetValue(p * 8u + 0u) - a5); }
+        xiq.FreeTensor(xi);
       }
       float s5 = a5;
-      float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
-      (void)k8; (void)b8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)n64;
-        LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_mask.EnQue(q_f_mask);
-        LocalTensor<float> f_scores = iq_scores.DeQue<float>();
-        LocalTensor<float> f_mask = iq_mask.DeQue<float>();
-        Muls(tmp0, f_scores, 1.7677669e-1f, n);
-        Add(tmp1, tmp0, f_mask, n);
-        Sub(tmp3, tmp1, tmp0, n);
-        Sub(tmp2, tmp1, tmp3, n);
-        Sub(tmp2, tmp0, tmp2, n);
-        Sub(tmp3, f_mask, tmp3, n);
-        Add(tmp2, tmp2, tmp3, n);
-        Adds(tmp1, tmp1, -(s5), n);
-        Add(tmp1, tmp1, tmp2, n);
-        Exp(tmp1, tmp1, n);
-        if (off == 0) {
-          ReduceSum(redb, tmp1, workb, static_cast<int32_t>(n));
-          a8 = redb.GetValue(0);
-        } else {
-          ReduceSum(redb, tmp1, workb, static_cast<int32_t>(n));
-          a8 += redb.GetValue(0);
-        }
-        iq_scores.FreeTensor(f_scores);
-        iq_mask.FreeTensor(f_mask);
-      }
       float s8 = a8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+          DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_scores.EnQue(q_f_scores);
+          LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+          DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_mask.EnQue(q_f_mask);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_mask.EnQue(q_f_mask);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
         LocalTensor<float> f_scores = iq_scores.DeQue<float>();
         LocalTensor<float> f_mask = iq_mask.DeQue<float>();
         Muls(tmp0, f_scores, 1.7677669e-1f, n);
@@ -287,6 +344,19 @@ class SynthKernel {
         oq_probs.FreeTensor(o_probs);
         iq_scores.FreeTensor(f_scores);
         iq_mask.FreeTensor(f_mask);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_scores = iq_scores.AllocTensor<float>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<float> q_f_mask = iq_mask.AllocTensor<float>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
       }
     }
   }
@@ -365,6 +435,9 @@ class SynthKernel {
   TQue<TPosition::VECIN, 3> iq_mask;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
+  TBuf<TPosition::VECCALC> fubuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> tb1;
   TBuf<TPosition::VECCALC> tb2;
@@ -375,6 +448,7 @@ class SynthKernel {
   GlobalTensor<float> g_mask;
   GlobalTensor<float> g_scores;
   GlobalTensor<float> g_probs;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> tmp1;
   LocalTensor<float> tmp2;
@@ -383,11 +457,13 @@ class SynthKernel {
   LocalTensor<float> accb, foldb;
   LocalTensor<float> rtb0;
   LocalTensor<float> stb0;
+  LocalTensor<float> fub0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_mask, GM_ADDR p_scores, GM_ADDR p_probs, GM_ADDR workspace, AgcTiling tiling) {
   (void)workspace;
   SynthKernel op;
   op.Init(p_mask, p_scores, p_probs, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

@@ -29,12 +29,14 @@ class SynthKernel {
     pipe.InitBuffer(iq_word, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_pos, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_token_type, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, (R != 0 ? 1u : BN), (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, (R != 0 ? 1u : BN), (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf1, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf1, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
@@ -60,11 +62,18 @@ class SynthKernel {
     stb1 = stbuf1.Get<float>();
   }
 
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
+  }
+
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -74,8 +83,12 @@ class SynthKernel {
       DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
       iq_word.EnQue(q_f_word);
       LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-      for (uint32_t j = 0; j < ntN; j++) {
-        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+      for (uint32_t j = 0; j < ntN;) {
+        uint32_t rr = rowN + j;
+        uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+        if (nr > ntN - j) nr = ntN - j;
+        DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        j += nr;
       }
       iq_pos.EnQue(q_f_pos);
       LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
@@ -103,8 +116,12 @@ class SynthKernel {
         DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
         iq_word.EnQue(q_f_word);
         LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-        for (uint32_t j = 0; j < ntN; j++) {
-          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        for (uint32_t j = 0; j < ntN;) {
+          uint32_t rr = rowN + j;
+          uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+          if (nr > ntN - j) nr = ntN - j;
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          j += nr;
         }
         iq_pos.EnQue(q_f_pos);
         LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
@@ -234,8 +251,12 @@ class SynthKernel {
         DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
         iq_word.EnQue(q_f_word);
         LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-        for (uint32_t j = 0; j < ntN; j++) {
-          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        for (uint32_t j = 0; j < ntN;) {
+          uint32_t rr = rowN + j;
+          uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+          if (nr > ntN - j) nr = ntN - j;
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 4u, 0, (P * 4u - (C * 4u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          j += nr;
         }
         iq_pos.EnQue(q_f_pos);
         LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
@@ -249,19 +270,42 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
       (void)k5; (void)b5;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_token_type.EnQue(q_f_token_type);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_token_type.EnQue(q_f_token_type);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
         LocalTensor<float> f_word = iq_word.DeQue<float>();
         LocalTensor<float> f_pos = iq_pos.DeQue<float>();
         LocalTensor<float> f_token_type = iq_token_type.DeQue<float>();
@@ -278,7 +322,7 @@ class SynthKernel {
         Sub(tmp4, f_token_type, tmp4, n);
         Add(tmp3, tmp3, tmp4, n);
         Add(tmp3, tmp3, tmp1, n);
-        if (off == 0) {
+        if (off == c0) {
           k5 = tmp2.GetValue(0);
           Adds(shiftb, tmp2, -k5, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -293,6 +337,38 @@ class SynthKernel {
         iq_word.FreeTensor(f_word);
         iq_pos.FreeTensor(f_pos);
         iq_token_type.FreeTensor(f_token_type);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a5); xo.SetValue(1, b5); xo.SetValue(2, k5);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k5 = xi.GetValue(2u); a5 = 0.0f; b5 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a5 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k5); b5 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float t5 = (a5 + b5) / static_cast<float>(C);
       float s5 = k5 + t5;
@@ -300,19 +376,42 @@ class SynthKernel {
       float s5_lo = (k5 - (s5 - v5)) + (t5 - v5);
       float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
       (void)k8; (void)b8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_token_type.EnQue(q_f_token_type);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_token_type.EnQue(q_f_token_type);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
         LocalTensor<float> f_word = iq_word.DeQue<float>();
         LocalTensor<float> f_pos = iq_pos.DeQue<float>();
         LocalTensor<float> f_token_type = iq_token_type.DeQue<float>();
@@ -333,7 +432,7 @@ class SynthKernel {
         Add(tmp2, tmp2, tmp3, n);
         Adds(tmp2, tmp2, -s5_lo, n);
         Mul(tmp2, tmp2, tmp2, n);
-        if (off == 0) {
+        if (off == c0) {
           k8 = tmp2.GetValue(0);
           Adds(shiftb, tmp2, -k8, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -346,29 +445,90 @@ class SynthKernel {
         iq_word.FreeTensor(f_word);
         iq_pos.FreeTensor(f_pos);
         iq_token_type.FreeTensor(f_token_type);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a8); xo.SetValue(1, b8); xo.SetValue(2, k8);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(1u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(1u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k8 = xi.GetValue(2u); a8 = 0.0f; b8 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a8 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k8); b8 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s8 = k8 + a8 / static_cast<float>(C);
       float s10 = s8 + 1e-12f;
       float s11 = 1.0f / sqrtf(s10);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_token_type.EnQue(q_f_token_type);
+          LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+          DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_gamma.EnQue(q_f_gamma);
+          LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+          DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_beta.EnQue(q_f_beta);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_token_type.EnQue(q_f_token_type);
-        LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
-        DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_gamma.EnQue(q_f_gamma);
-        LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
-        DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_beta.EnQue(q_f_beta);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+            LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
         LocalTensor<float> f_word = iq_word.DeQue<float>();
         LocalTensor<float> f_pos = iq_pos.DeQue<float>();
         LocalTensor<float> f_token_type = iq_token_type.DeQue<float>();
@@ -404,6 +564,28 @@ class SynthKernel {
         iq_token_type.FreeTensor(f_token_type);
         iq_gamma.FreeTensor(f_gamma);
         iq_beta.FreeTensor(f_beta);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_word = iq_word.AllocTensor<float>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<float> q_f_pos = iq_pos.AllocTensor<float>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<float> q_f_token_type = iq_token_type.AllocTensor<float>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_token_type.EnQue(q_f_token_type);
+            LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
       }
     }
   }
@@ -487,6 +669,8 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> stbuf0;
   TBuf<TPosition::VECCALC> rtbuf1;
   TBuf<TPosition::VECCALC> stbuf1;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> tb1;
   TBuf<TPosition::VECCALC> tb2;
@@ -502,6 +686,7 @@ class SynthKernel {
   GlobalTensor<float> g_token_type;
   GlobalTensor<float> g_word;
   GlobalTensor<float> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> tmp1;
   LocalTensor<float> tmp2;
@@ -520,5 +705,6 @@ extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma
   (void)workspace;
   SynthKernel op;
   op.Init(p_beta, p_gamma, p_pos, p_token_type, p_word, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

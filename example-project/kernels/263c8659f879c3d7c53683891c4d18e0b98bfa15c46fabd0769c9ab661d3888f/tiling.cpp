@@ -15,12 +15,14 @@ uint64_t ub_bytes(const Sizes& z) {
   b += (BN) * (((LIN) * 4) + 31) / 32 * 32;  // iq_word
   b += (BN) * (((LIN) * 4) + 31) / 32 * 32;  // iq_pos
   b += (BN) * (((LIN) * 4) + 31) / 32 * 32;  // iq_token_type
-  b += (BN) * (((TL) * 4) + 31) / 32 * 32;  // iq_gamma
-  b += (BN) * (((TL) * 4) + 31) / 32 * 32;  // iq_beta
+  b += ((R != 0 ? 1u : BN)) * (((TL) * 4) + 31) / 32 * 32;  // iq_gamma
+  b += ((R != 0 ? 1u : BN)) * (((TL) * 4) + 31) / 32 * 32;  // iq_beta
   b += (1) * (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32;  // rtbuf0
   b += (1) * (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32;  // stbuf0
   b += (1) * (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32;  // rtbuf1
   b += (1) * (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32;  // stbuf1
+  b += (1) * ((8 * 4) + 31) / 32 * 32;  // xoq
+  b += (1) * (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32;  // xiq
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb0
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb1
   b += (1) * (((TL) * 4) + 31) / 32 * 32;  // tb2
@@ -46,6 +48,7 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   const uint64_t budget = platform->ub_bytes > 1024 ? platform->ub_bytes - 1024 : 0;
   const uint64_t cores = platform->aiv_cores < 65535 ? platform->aiv_cores : 65535;
   const uint64_t BN = 2;
+  uint64_t ws = 0;
   const uint64_t max_tile = 16384;
   const uint64_t rows = d_batch * d_seq;
   const uint64_t C = d_hidden;
@@ -66,6 +69,8 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   tiling->rows = static_cast<uint32_t>(rows);
   tiling->cols = static_cast<uint32_t>(C);
   tiling->buf_num = static_cast<uint32_t>(BN);
+  tiling->split = 1;
+  tiling->slice = static_cast<uint32_t>(C);
   if (fits_res(1)) {
     uint64_t lo = 1, hi = tmax;
     while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }
@@ -80,11 +85,26 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
     tiling->resident = 0;
     tiling->tile_rows = 1;
     tiling->chunk = static_cast<uint32_t>(lo * 64);
+    if (rows * 2 <= cores) {
+      uint64_t sp = cores / rows;
+      const uint64_t units = (C + 63) / 64;
+      if (sp > units) sp = units;
+      if (sp > 64) sp = 64;
+      if (sp > 1) {
+        const uint64_t slice = (units + sp - 1) / sp * 64;
+        sp = (C + slice - 1) / slice;
+        tiling->split = static_cast<uint32_t>(sp);
+        tiling->slice = static_cast<uint32_t>(slice);
+        if (tiling->chunk > slice) tiling->chunk = static_cast<uint32_t>(slice);
+        blocks = rows * sp;
+        ws = 2ull * blocks * 8ull * 4ull;
+      }
+    }
   }
   tiling->d_hidden = static_cast<uint32_t>(d_hidden);
   tiling->d_seq = static_cast<uint32_t>(d_seq);
   tiling->d_batch = static_cast<uint32_t>(d_batch);
   *block_dim = static_cast<uint32_t>(blocks);
-  *workspace_bytes = 0;
+  *workspace_bytes = ws;
   return 0;
 }

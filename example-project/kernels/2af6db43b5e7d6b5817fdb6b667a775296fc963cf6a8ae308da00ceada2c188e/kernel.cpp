@@ -22,6 +22,9 @@ class SynthKernel {
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(fubuf0, (((R != 0 ? 8 : TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
@@ -33,13 +36,21 @@ class SynthKernel {
     foldb = tb0.Get<float>();
     stb0 = stbuf0.Get<float>();
     rtb0 = rtbuf0.Get<float>();
+    fub0 = fubuf0.Get<float>();
+  }
+
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
   }
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -134,53 +145,103 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
       (void)k1; (void)b1;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
+      (void)k4; (void)b4;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
-        if (off == 0) {
+        const float pm1 = a1;
+        (void)pm1;
+        if (off == c0) {
           ReduceMax(redb, f_x, workb, static_cast<int32_t>(n));
           a1 = redb.GetValue(0);
         } else {
           ReduceMax(redb, f_x, workb, static_cast<int32_t>(n));
           { float v_ = redb.GetValue(0); if (v_ > a1 || v_ != v_) a1 = v_; }
         }
+        Adds(fub0, f_x, -a1, n);
+        Exp(fub0, fub0, n);
+        ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));
+        if (off == c0) a4 = redb.GetValue(0); else a4 = a4 * expf(pm1 - a1) + redb.GetValue(0);
         iq_x.FreeTensor(f_x);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a1); xo.SetValue(1, b1); xo.SetValue(2, k1);
+        xo.SetValue(3, a4); xo.SetValue(4, b4); xo.SetValue(5, k4);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 6u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a1 = xi.GetValue(0u);
+        for (uint32_t p = 1; p < SPL; p++) { float v_ = xi.GetValue(p * 8u + 0u); if (v_ > a1 || v_ != v_) a1 = v_; }
+        a4 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a4 += xi.GetValue(p * 8u + 3u) * expf(xi.GetValue(p * 8u + 0u) - a1); }
+        xiq.FreeTensor(xi);
       }
       float s1 = a1;
-      float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
-      (void)k4; (void)b4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
-        LocalTensor<float> f_x = iq_x.DeQue<float>();
-        Adds(tmp0, f_x, -(s1), n);
-        Exp(tmp0, tmp0, n);
-        if (off == 0) {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a4 = redb.GetValue(0);
-        } else {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a4 += redb.GetValue(0);
-        }
-        iq_x.FreeTensor(f_x);
-      }
       float s4 = a4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         Adds(tmp0, f_x, -(s1), n);
         Exp(tmp0, tmp0, n);
@@ -192,6 +253,16 @@ class SynthKernel {
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 4u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
         iq_x.FreeTensor(f_x);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
       }
     }
   }
@@ -269,22 +340,28 @@ class SynthKernel {
   TQue<TPosition::VECIN, 3> iq_x;
   TBuf<TPosition::VECCALC> stbuf0;
   TBuf<TPosition::VECCALC> rtbuf0;
+  TBuf<TPosition::VECCALC> fubuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
   TBuf<TPosition::VECCALC> accbuf;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> accb, foldb;
   LocalTensor<float> stb0;
   LocalTensor<float> rtb0;
+  LocalTensor<float> fub0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {
   (void)workspace;
   SynthKernel op;
   op.Init(p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

@@ -27,7 +27,15 @@ class SynthKernel {
     pipe.InitBuffer(fb_mask, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf5, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(bcbuf5, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf8, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rrbuf8, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(brbuf8, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(fubuf0, (((R != 0 ? 8 : TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(tb0, (((R != 0 ? LIN : TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
     pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
@@ -38,30 +46,31 @@ class SynthKernel {
     foldb = tb0.Get<float>();
     rtb0 = rtbuf0.Get<float>();
     stb0 = stbuf0.Get<float>();
+    rsb5 = rsbuf5.Get<float>();
+    bcb5 = bcbuf5.Get<float>();
+    rsb8 = rsbuf8.Get<float>();
+    rrb8 = rrbuf8.Get<float>();
+    brb8 = brbuf8.Get<float>();
+    fub0 = fubuf0.Get<float>();
+  }
+
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
   }
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
       uint32_t rowN = start;
       uint32_t ntN = (myRows < T) ? (myRows) : T;
-      LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
-      DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_scores.EnQue(q_f_scores);
-      LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
-      for (uint32_t j = 0; j < ntN; j++) {
-        DataCopyPad(q_f_mask[j * P], g_mask[(((rowN + j) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      }
-      iq_mask.EnQue(q_f_mask);
-    }
-    if (BN > 2 && T < myRows) {
-      uint32_t rowN = start + T;
-      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
       LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
       DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_scores.EnQue(q_f_scores);
@@ -82,9 +91,9 @@ class SynthKernel {
       LocalTensor<float> f_mask = fb_mask.Get<float>();
       Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, nt * P);
       iq_mask.FreeTensor(q_f_mask);
-      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
-        uint32_t rowN = row0 + (BN - 1) * T;
-        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
         LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
         DataCopyPad(q_f_scores, g_scores[(rowN) * t.d_seq], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_scores.EnQue(q_f_scores);
@@ -95,63 +104,98 @@ class SynthKernel {
         iq_mask.EnQue(q_f_mask);
       }
       LocalTensor<half> o_probs = oq_probs.AllocTensor<half>();
-      float A5[256], B5[256], K5[256];
-      float A8[256], B8[256], K8[256];
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        Muls(f_scores[o], f_scores[o], 1.7677669e-1f, n);
-        Add(rtb0[o], f_scores[o], f_mask[o], n);
-        K5[j] = 0.0f;
-      }
-      TileReduce(stb0, rtb0, nt, 1);
-      for (uint32_t j = 0; j < nt; j++) {
-        A5[j] = stb0.GetValue(j);
-        B5[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
-        (void)b5; (void)k5;
-        float s5 = a5;
-        Add(f_mask[o], f_scores[o], f_mask[o], n);
-        Adds(tmp0, f_mask[o], -(s5), n);
+      if (P <= 2040u) {
+        const uint32_t o = 0, n = nt * P, n64 = (n + 63u) / 64u * 64u;
+        const uint32_t nt8 = (nt + 7u) / 8u * 8u;
+        (void)o; (void)n64; (void)nt8;
+        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
+        Add(rtb0[o], tmp0, f_mask[o], n);
+        TileReduce(stb0, rtb0, nt, 1);
+        Muls(rsb5, stb0, 1.0f, nt8);
+        {
+          const uint32_t n = nt8;
+        }
+        Brcb(bcb5, rsb5, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
+        Add(tmp0, tmp0, f_mask[o], n);
+        WideBin(1, tmp0, tmp0, 0, bcb5, 1, nt);
         Exp(rtb0[o], tmp0, n);
-        K8[j] = 0.0f;
-      }
-      TileReduce(stb0, rtb0, nt, 0);
-      for (uint32_t j = 0; j < nt; j++) {
-        A8[j] = stb0.GetValue(j);
-        B8[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
-        (void)b5; (void)k5;
-        float s5 = a5;
-        float a8 = A8[j], b8 = B8[j], k8 = K8[j];
-        (void)b8; (void)k8;
-        float s8 = a8;
-        Adds(tmp0, f_mask[o], -(s5), n);
+        TileReduce(stb0, rtb0, nt, 0);
+        Muls(rsb8, stb0, 1.0f, nt8);
+        {
+          const uint32_t n = nt8;
+        }
+        Reciprocal(rrb8, rsb8, nt8);
+        Brcb(brb8, rrb8, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        Muls(tmp0, f_scores[o], 1.7677669e-1f, n);
+        Add(tmp0, tmp0, f_mask[o], n);
+        WideBin(1, tmp0, tmp0, 0, bcb5, 1, nt);
         Exp(tmp0, tmp0, n);
-        Muls(tmp0, tmp0, 1.0f / (s8), n);
+        WideBin(2, tmp0, tmp0, 0, brb8, 1, nt);
         Cast(o_probs[o], tmp0, RoundMode::CAST_RINT, n);
+        oq_probs.EnQue(o_probs);
+        o_probs = oq_probs.DeQue<half>();
+        DataCopyPad(g_probs[row0 * C], o_probs, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_probs.FreeTensor(o_probs);
+      } else {
+        float A5[256], B5[256], K5[256];
+        float A8[256], B8[256], K8[256];
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          Muls(f_scores[o], f_scores[o], 1.7677669e-1f, n);
+          Add(rtb0[o], f_scores[o], f_mask[o], n);
+          K5[j] = 0.0f;
+        }
+        TileReduce(stb0, rtb0, nt, 1);
+        for (uint32_t j = 0; j < nt; j++) {
+          A5[j] = stb0.GetValue(j);
+          B5[j] = 0.0f;
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+          (void)b5; (void)k5;
+          float s5 = a5;
+          Add(f_mask[o], f_scores[o], f_mask[o], n);
+          Adds(tmp0, f_mask[o], -(s5), n);
+          Exp(rtb0[o], tmp0, n);
+          K8[j] = 0.0f;
+        }
+        TileReduce(stb0, rtb0, nt, 0);
+        for (uint32_t j = 0; j < nt; j++) {
+          A8[j] = stb0.GetValue(j);
+          B8[j] = 0.0f;
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+          (void)b5; (void)k5;
+          float s5 = a5;
+          float a8 = A8[j], b8 = B8[j], k8 = K8[j];
+          (void)b8; (void)k8;
+          float s8 = a8;
+          Adds(tmp0, f_mask[o], -(s5), n);
+          Exp(tmp0, tmp0, n);
+          Muls(tmp0, tmp0, 1.0f / (s8), n);
+          Cast(o_probs[o], tmp0, RoundMode::CAST_RINT, n);
+        }
+        oq_probs.EnQue(o_probs);
+        o_probs = oq_probs.DeQue<half>();
+        DataCopyPad(g_probs[row0 * C], o_probs, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_probs.FreeTensor(o_probs);
       }
-      oq_probs.EnQue(o_probs);
-      o_probs = oq_probs.DeQue<half>();
-      DataCopyPad(g_probs[row0 * C], o_probs, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
-      oq_probs.FreeTensor(o_probs);
       if (BN == 1 && t0 + T < myRows) {
         uint32_t rowN = row0 + T;
         uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
@@ -169,83 +213,131 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
       (void)k5; (void)b5;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
+      (void)k8; (void)b8;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+          DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_scores.EnQue(q_f_scores);
+          LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+          DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_mask.EnQue(q_f_mask);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_mask.EnQue(q_f_mask);
-        q_f_scores = iq_scores.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
+        LocalTensor<half> q_f_scores = iq_scores.DeQue<half>();
         LocalTensor<float> f_scores = fb_scores.Get<float>();
         Cast(f_scores, q_f_scores, RoundMode::CAST_NONE, n);
         iq_scores.FreeTensor(q_f_scores);
-        q_f_mask = iq_mask.DeQue<half>();
+        LocalTensor<half> q_f_mask = iq_mask.DeQue<half>();
         LocalTensor<float> f_mask = fb_mask.Get<float>();
         Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, n);
         iq_mask.FreeTensor(q_f_mask);
         Muls(tmp0, f_scores, 1.7677669e-1f, n);
         Add(tmp0, tmp0, f_mask, n);
-        if (off == 0) {
+        const float pm5 = a5;
+        (void)pm5;
+        if (off == c0) {
           ReduceMax(redb, tmp0, workb, static_cast<int32_t>(n));
           a5 = redb.GetValue(0);
         } else {
           ReduceMax(redb, tmp0, workb, static_cast<int32_t>(n));
           { float v_ = redb.GetValue(0); if (v_ > a5 || v_ != v_) a5 = v_; }
         }
-      }
-      float s5 = a5;
-      float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
-      (void)k8; (void)b8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)n64;
-        LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_mask.EnQue(q_f_mask);
-        q_f_scores = iq_scores.DeQue<half>();
-        LocalTensor<float> f_scores = fb_scores.Get<float>();
-        Cast(f_scores, q_f_scores, RoundMode::CAST_NONE, n);
-        iq_scores.FreeTensor(q_f_scores);
-        q_f_mask = iq_mask.DeQue<half>();
-        LocalTensor<float> f_mask = fb_mask.Get<float>();
-        Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, n);
-        iq_mask.FreeTensor(q_f_mask);
-        Muls(tmp0, f_scores, 1.7677669e-1f, n);
-        Add(tmp0, tmp0, f_mask, n);
-        Adds(tmp0, tmp0, -(s5), n);
-        Exp(tmp0, tmp0, n);
-        if (off == 0) {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a8 = redb.GetValue(0);
-        } else {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a8 += redb.GetValue(0);
+        Adds(fub0, tmp0, -a5, n);
+        Exp(fub0, fub0, n);
+        ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));
+        if (off == c0) a8 = redb.GetValue(0); else a8 = a8 * expf(pm5 - a5) + redb.GetValue(0);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_mask.EnQue(q_f_mask);
+          }
         }
       }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a5); xo.SetValue(1, b5); xo.SetValue(2, k5);
+        xo.SetValue(3, a8); xo.SetValue(4, b8); xo.SetValue(5, k8);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 6u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a5 = xi.GetValue(0u);
+        for (uint32_t p = 1; p < SPL; p++) { float v_ = xi.GetValue(p * 8u + 0u); if (v_ > a5 || v_ != v_) a5 = v_; }
+        a8 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a8 += xi.GetValue(p * 8u + 3u) * expf(xi.GetValue(p * 8u + 0u) - a5); }
+        xiq.FreeTensor(xi);
+      }
+      float s5 = a5;
       float s8 = a8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+          DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_scores.EnQue(q_f_scores);
+          LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+          DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_mask.EnQue(q_f_mask);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
-        DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_scores.EnQue(q_f_scores);
-        LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
-        DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_mask.EnQue(q_f_mask);
-        q_f_scores = iq_scores.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
+        LocalTensor<half> q_f_scores = iq_scores.DeQue<half>();
         LocalTensor<float> f_scores = fb_scores.Get<float>();
         Cast(f_scores, q_f_scores, RoundMode::CAST_NONE, n);
         iq_scores.FreeTensor(q_f_scores);
-        q_f_mask = iq_mask.DeQue<half>();
+        LocalTensor<half> q_f_mask = iq_mask.DeQue<half>();
         LocalTensor<float> f_mask = fb_mask.Get<float>();
         Cast(f_mask, q_f_mask, RoundMode::CAST_NONE, n);
         iq_mask.FreeTensor(q_f_mask);
@@ -260,6 +352,19 @@ class SynthKernel {
         o_probs = oq_probs.DeQue<half>();
         DataCopyPad(g_probs[r * C + off], o_probs, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_probs.FreeTensor(o_probs);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_scores = iq_scores.AllocTensor<half>();
+            DataCopyPad(q_f_scores, g_scores[(r) * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_scores.EnQue(q_f_scores);
+            LocalTensor<half> q_f_mask = iq_mask.AllocTensor<half>();
+            DataCopyPad(q_f_mask, g_mask[(((r) / (t.d_heads * t.d_seq)) % t.d_batch) * 1u * t.d_seq + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_mask.EnQue(q_f_mask);
+          }
+        }
       }
     }
   }
@@ -330,16 +435,43 @@ class SynthKernel {
       WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
     }
   }
+  __aicore__ inline void WideBin(int op, const LocalTensor<float>& d, const LocalTensor<float>& a, int am,
+                                 const LocalTensor<float>& b, int bm, uint32_t nt) {
+    const uint8_t rs = static_cast<uint8_t>(P / 8u);
+    const uint8_t ab = am == 1 ? 0 : 1, bb = bm == 1 ? 0 : 1;
+    const uint8_t ar = am == 0 ? rs : (am == 1 ? 1 : 0), br = bm == 0 ? rs : (bm == 1 ? 1 : 0);
+    const BinaryRepeatParams p(1, ab, bb, rs, ar, br);
+    const uint8_t rep = static_cast<uint8_t>(nt);
+    for (uint32_t c0 = 0; c0 < C; c0 += 64u) {
+      const uint64_t m = C - c0 < 64u ? C - c0 : 64u;
+      const LocalTensor<float> x = am == 1 ? a : a[c0];
+      const LocalTensor<float> y = bm == 1 ? b : b[c0];
+      if (op == 0) Add(d[c0], x, y, m, rep, p);
+      else if (op == 1) Sub(d[c0], x, y, m, rep, p);
+      else if (op == 2) Mul(d[c0], x, y, m, rep, p);
+      else if (op == 3) Div(d[c0], x, y, m, rep, p);
+      else if (op == 4) Max(d[c0], x, y, m, rep, p);
+      else Min(d[c0], x, y, m, rep, p);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 3> oq_probs;
-  TQue<TPosition::VECIN, 3> iq_scores;
+  TQue<TPosition::VECOUT, 2> oq_probs;
+  TQue<TPosition::VECIN, 2> iq_scores;
   TBuf<TPosition::VECCALC> fb_scores;
-  TQue<TPosition::VECIN, 3> iq_mask;
+  TQue<TPosition::VECIN, 2> iq_mask;
   TBuf<TPosition::VECCALC> fb_mask;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
+  TBuf<TPosition::VECCALC> rsbuf5;
+  TBuf<TPosition::VECCALC> bcbuf5;
+  TBuf<TPosition::VECCALC> rsbuf8;
+  TBuf<TPosition::VECCALC> rrbuf8;
+  TBuf<TPosition::VECCALC> brbuf8;
+  TBuf<TPosition::VECCALC> fubuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
@@ -347,16 +479,24 @@ class SynthKernel {
   GlobalTensor<half> g_mask;
   GlobalTensor<half> g_scores;
   GlobalTensor<half> g_probs;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> accb, foldb;
   LocalTensor<float> rtb0;
   LocalTensor<float> stb0;
+  LocalTensor<float> rsb5;
+  LocalTensor<float> bcb5;
+  LocalTensor<float> rsb8;
+  LocalTensor<float> rrb8;
+  LocalTensor<float> brb8;
+  LocalTensor<float> fub0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_mask, GM_ADDR p_scores, GM_ADDR p_probs, GM_ADDR workspace, AgcTiling tiling) {
   (void)workspace;
   SynthKernel op;
   op.Init(p_mask, p_scores, p_probs, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

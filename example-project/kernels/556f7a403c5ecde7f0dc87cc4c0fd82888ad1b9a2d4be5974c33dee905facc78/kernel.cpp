@@ -21,7 +21,7 @@ class SynthKernel {
     R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_b, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_b, (R != 0 ? 1u : BN), (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb2, (((TL) * 4) + 31) / 32 * 32);
@@ -32,9 +32,12 @@ class SynthKernel {
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -97,16 +100,36 @@ class SynthKernel {
     iq_b.FreeTensor(f_b);
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+          LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
+          DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_b.EnQue(q_f_b);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
-        LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
-        DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_b.EnQue(q_f_b);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
+            DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_b.EnQue(q_f_b);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         LocalTensor<float> f_b = iq_b.DeQue<float>();
         Add(tmp0, f_x, f_b, n);
@@ -123,6 +146,19 @@ class SynthKernel {
         oq_y.FreeTensor(o_y);
         iq_x.FreeTensor(f_x);
         iq_b.FreeTensor(f_b);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<float> q_f_b = iq_b.AllocTensor<float>();
+            DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_b.EnQue(q_f_b);
+          }
+        }
       }
     }
   }

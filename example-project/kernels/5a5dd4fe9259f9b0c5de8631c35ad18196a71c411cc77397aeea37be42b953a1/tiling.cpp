@@ -29,6 +29,7 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   const uint64_t budget = platform->ub_bytes > 1024 ? platform->ub_bytes - 1024 : 0;
   const uint64_t cores = platform->aiv_cores < 65535 ? platform->aiv_cores : 65535;
   const uint64_t BN = 2;
+  uint64_t ws = 0;
   const uint64_t max_tile = 16384;
   const uint64_t total = d_n;
   if (total > 0xFFFFFFFFull) return 1;
@@ -58,6 +59,6 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   tiling->buf_num = static_cast<uint32_t>(BN);
   tiling->d_n = static_cast<uint32_t>(d_n);
   *block_dim = static_cast<uint32_t>(blocks);
-  *workspace_bytes = 0;
+  *workspace_bytes = ws;
   return 0;
 }

@@ -22,8 +22,16 @@ class SynthKernel {
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf1, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(bcbuf1, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf4, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rrbuf4, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(brbuf4, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(fubuf0, (((R != 0 ? 8 : TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(tb0, (((R != 0 ? LIN : TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
     pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
@@ -33,14 +41,27 @@ class SynthKernel {
     accb = accbuf.Get<float>();
     foldb = tb0.Get<float>();
     stb0 = stbuf0.Get<float>();
+    rsb1 = rsbuf1.Get<float>();
+    bcb1 = bcbuf1.Get<float>();
     rtb0 = rtbuf0.Get<float>();
+    rsb4 = rsbuf4.Get<float>();
+    rrb4 = rrbuf4.Get<float>();
+    brb4 = brbuf4.Get<float>();
+    fub0 = fubuf0.Get<float>();
+  }
+
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
   }
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -65,60 +86,89 @@ class SynthKernel {
         iq_x.EnQue(q_f_x);
       }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
-      float A1[256], B1[256], K1[256];
-      float A4[256], B4[256], K4[256];
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        K1[j] = 0.0f;
-      }
-      TileReduce(stb0, f_x, nt, 1);
-      for (uint32_t j = 0; j < nt; j++) {
-        A1[j] = stb0.GetValue(j);
-        B1[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a1 = A1[j], b1 = B1[j], k1 = K1[j];
-        (void)b1; (void)k1;
-        float s1 = a1;
-        Adds(tmp0, f_x[o], -(s1), n);
+      if (P <= 2040u) {
+        const uint32_t o = 0, n = nt * P, n64 = (n + 63u) / 64u * 64u;
+        const uint32_t nt8 = (nt + 7u) / 8u * 8u;
+        (void)o; (void)n64; (void)nt8;
+        TileReduce(stb0, f_x, nt, 1);
+        Muls(rsb1, stb0, 1.0f, nt8);
+        {
+          const uint32_t n = nt8;
+        }
+        Brcb(bcb1, rsb1, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        WideBin(1, tmp0, f_x[o], 0, bcb1, 1, nt);
         Exp(rtb0[o], tmp0, n);
-        K4[j] = 0.0f;
-      }
-      TileReduce(stb0, rtb0, nt, 0);
-      for (uint32_t j = 0; j < nt; j++) {
-        A4[j] = stb0.GetValue(j);
-        B4[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a1 = A1[j], b1 = B1[j], k1 = K1[j];
-        (void)b1; (void)k1;
-        float s1 = a1;
-        float a4 = A4[j], b4 = B4[j], k4 = K4[j];
-        (void)b4; (void)k4;
-        float s4 = a4;
-        Adds(tmp0, f_x[o], -(s1), n);
+        TileReduce(stb0, rtb0, nt, 0);
+        Muls(rsb4, stb0, 1.0f, nt8);
+        {
+          const uint32_t n = nt8;
+        }
+        Reciprocal(rrb4, rsb4, nt8);
+        Brcb(brb4, rrb4, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        WideBin(1, tmp0, f_x[o], 0, bcb1, 1, nt);
         Exp(tmp0, tmp0, n);
-        Muls(tmp0, tmp0, 1.0f / (s4), n);
+        WideBin(2, tmp0, tmp0, 0, brb4, 1, nt);
         Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);
+        oq_y.EnQue(o_y);
+        o_y = oq_y.DeQue<half>();
+        DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_y.FreeTensor(o_y);
+      } else {
+        float A1[256], B1[256], K1[256];
+        float A4[256], B4[256], K4[256];
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          K1[j] = 0.0f;
+        }
+        TileReduce(stb0, f_x, nt, 1);
+        for (uint32_t j = 0; j < nt; j++) {
+          A1[j] = stb0.GetValue(j);
+          B1[j] = 0.0f;
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a1 = A1[j], b1 = B1[j], k1 = K1[j];
+          (void)b1; (void)k1;
+          float s1 = a1;
+          Adds(tmp0, f_x[o], -(s1), n);
+          Exp(rtb0[o], tmp0, n);
+          K4[j] = 0.0f;
+        }
+        TileReduce(stb0, rtb0, nt, 0);
+        for (uint32_t j = 0; j < nt; j++) {
+          A4[j] = stb0.GetValue(j);
+          B4[j] = 0.0f;
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a1 = A1[j], b1 = B1[j], k1 = K1[j];
+          (void)b1; (void)k1;
+          float s1 = a1;
+          float a4 = A4[j], b4 = B4[j], k4 = K4[j];
+          (void)b4; (void)k4;
+          float s4 = a4;
+          Adds(tmp0, f_x[o], -(s1), n);
+          Exp(tmp0, tmp0, n);
+          Muls(tmp0, tmp0, 1.0f / (s4), n);
+          Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);
+        }
+        oq_y.EnQue(o_y);
+        o_y = oq_y.DeQue<half>();
+        DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_y.FreeTensor(o_y);
       }
-      oq_y.EnQue(o_y);
-      o_y = oq_y.DeQue<half>();
-      DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
-      oq_y.FreeTensor(o_y);
       if (BN == 1 && t0 + T < myRows) {
         uint32_t rowN = row0 + T;
         uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
@@ -131,58 +181,106 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
       (void)k1; (void)b1;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
+      (void)k4; (void)b4;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
-        if (off == 0) {
+        const float pm1 = a1;
+        (void)pm1;
+        if (off == c0) {
           ReduceMax(redb, f_x, workb, static_cast<int32_t>(n));
           a1 = redb.GetValue(0);
         } else {
           ReduceMax(redb, f_x, workb, static_cast<int32_t>(n));
           { float v_ = redb.GetValue(0); if (v_ > a1 || v_ != v_) a1 = v_; }
         }
-      }
-      float s1 = a1;
-      float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
-      (void)k4; (void)b4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
-        LocalTensor<float> f_x = fb_x.Get<float>();
-        Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
-        iq_x.FreeTensor(q_f_x);
-        Adds(tmp0, f_x, -(s1), n);
-        Exp(tmp0, tmp0, n);
-        if (off == 0) {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a4 = redb.GetValue(0);
-        } else {
-          ReduceSum(redb, tmp0, workb, static_cast<int32_t>(n));
-          a4 += redb.GetValue(0);
+        Adds(fub0, f_x, -a1, n);
+        Exp(fub0, fub0, n);
+        ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));
+        if (off == c0) a4 = redb.GetValue(0); else a4 = a4 * expf(pm1 - a1) + redb.GetValue(0);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
         }
       }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a1); xo.SetValue(1, b1); xo.SetValue(2, k1);
+        xo.SetValue(3, a4); xo.SetValue(4, b4); xo.SetValue(5, k4);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 6u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        a1 = xi.GetValue(0u);
+        for (uint32_t p = 1; p < SPL; p++) { float v_ = xi.GetValue(p * 8u + 0u); if (v_ > a1 || v_ != v_) a1 = v_; }
+        a4 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { a4 += xi.GetValue(p * 8u + 3u) * expf(xi.GetValue(p * 8u + 0u) - a1); }
+        xiq.FreeTensor(xi);
+      }
+      float s1 = a1;
       float s4 = a4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
@@ -195,6 +293,16 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
       }
     }
   }
@@ -265,6 +373,25 @@ class SynthKernel {
       WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
     }
   }
+  __aicore__ inline void WideBin(int op, const LocalTensor<float>& d, const LocalTensor<float>& a, int am,
+                                 const LocalTensor<float>& b, int bm, uint32_t nt) {
+    const uint8_t rs = static_cast<uint8_t>(P / 8u);
+    const uint8_t ab = am == 1 ? 0 : 1, bb = bm == 1 ? 0 : 1;
+    const uint8_t ar = am == 0 ? rs : (am == 1 ? 1 : 0), br = bm == 0 ? rs : (bm == 1 ? 1 : 0);
+    const BinaryRepeatParams p(1, ab, bb, rs, ar, br);
+    const uint8_t rep = static_cast<uint8_t>(nt);
+    for (uint32_t c0 = 0; c0 < C; c0 += 64u) {
+      const uint64_t m = C - c0 < 64u ? C - c0 : 64u;
+      const LocalTensor<float> x = am == 1 ? a : a[c0];
+      const LocalTensor<float> y = bm == 1 ? b : b[c0];
+      if (op == 0) Add(d[c0], x, y, m, rep, p);
+      else if (op == 1) Sub(d[c0], x, y, m, rep, p);
+      else if (op == 2) Mul(d[c0], x, y, m, rep, p);
+      else if (op == 3) Div(d[c0], x, y, m, rep, p);
+      else if (op == 4) Max(d[c0], x, y, m, rep, p);
+      else Min(d[c0], x, y, m, rep, p);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
@@ -272,23 +399,39 @@ class SynthKernel {
   TQue<TPosition::VECIN, 2> iq_x;
   TBuf<TPosition::VECCALC> fb_x;
   TBuf<TPosition::VECCALC> stbuf0;
+  TBuf<TPosition::VECCALC> rsbuf1;
+  TBuf<TPosition::VECCALC> bcbuf1;
   TBuf<TPosition::VECCALC> rtbuf0;
+  TBuf<TPosition::VECCALC> rsbuf4;
+  TBuf<TPosition::VECCALC> rrbuf4;
+  TBuf<TPosition::VECCALC> brbuf4;
+  TBuf<TPosition::VECCALC> fubuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
   TBuf<TPosition::VECCALC> accbuf;
   GlobalTensor<half> g_x;
   GlobalTensor<half> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> accb, foldb;
   LocalTensor<float> stb0;
+  LocalTensor<float> rsb1;
+  LocalTensor<float> bcb1;
   LocalTensor<float> rtb0;
+  LocalTensor<float> rsb4;
+  LocalTensor<float> rrb4;
+  LocalTensor<float> brb4;
+  LocalTensor<float> fub0;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_x, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {
   (void)workspace;
   SynthKernel op;
   op.Init(p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

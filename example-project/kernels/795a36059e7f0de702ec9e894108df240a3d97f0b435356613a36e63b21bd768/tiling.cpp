@@ -30,6 +30,7 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   const uint64_t budget = platform->ub_bytes > 1024 ? platform->ub_bytes - 1024 : 0;
   const uint64_t cores = platform->aiv_cores < 65535 ? platform->aiv_cores : 65535;
   const uint64_t BN = 3;
+  uint64_t ws = 0;
   const uint64_t max_tile = 16384;
   const uint64_t rows = d_batch;
   const uint64_t C = d_cols;
@@ -50,6 +51,8 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   tiling->rows = static_cast<uint32_t>(rows);
   tiling->cols = static_cast<uint32_t>(C);
   tiling->buf_num = static_cast<uint32_t>(BN);
+  tiling->split = 1;
+  tiling->slice = static_cast<uint32_t>(C);
   if (fits_res(1)) {
     uint64_t lo = 1, hi = tmax;
     while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }
@@ -64,6 +67,6 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   tiling->d_seq = static_cast<uint32_t>(d_seq);
   tiling->d_cols = static_cast<uint32_t>(d_cols);
   *block_dim = static_cast<uint32_t>(blocks);
-  *workspace_bytes = 0;
+  *workspace_bytes = ws;
   return 0;
 }

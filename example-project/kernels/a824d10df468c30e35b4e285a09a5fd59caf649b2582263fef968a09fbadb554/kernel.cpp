@@ -22,7 +22,7 @@ class SynthKernel {
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_b, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_b, (R != 0 ? 1u : BN), (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_b, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb1, (((TL) * 4) + 31) / 32 * 32);
@@ -34,9 +34,12 @@ class SynthKernel {
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -103,21 +106,41 @@ class SynthKernel {
     }
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+          LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
+          DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_b.EnQue(q_f_b);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
-        DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_b.EnQue(q_f_b);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
+            DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_b.EnQue(q_f_b);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
-        q_f_b = iq_b.DeQue<half>();
+        LocalTensor<half> q_f_b = iq_b.DeQue<half>();
         LocalTensor<float> f_b = fb_b.Get<float>();
         Cast(f_b, q_f_b, RoundMode::CAST_NONE, n);
         iq_b.FreeTensor(q_f_b);
@@ -133,6 +156,19 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<half> q_f_b = iq_b.AllocTensor<half>();
+            DataCopyPad(q_f_b, g_b[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_b.EnQue(q_f_b);
+          }
+        }
       }
     }
   }

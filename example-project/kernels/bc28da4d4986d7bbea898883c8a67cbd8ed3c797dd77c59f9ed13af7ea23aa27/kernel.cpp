@@ -25,12 +25,14 @@ class SynthKernel {
     pipe.InitBuffer(oq_y, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_x, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, (R != 0 ? 1u : BN), (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, (R != 0 ? 1u : BN), (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
@@ -46,11 +48,18 @@ class SynthKernel {
     stb0 = stbuf0.Get<float>();
   }
 
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
+  }
+
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -161,18 +170,35 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
       (void)k1; (void)b1;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
-        if (off == 0) {
+        if (off == c0) {
           k1 = f_x.GetValue(0);
           Adds(shiftb, f_x, -k1, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -182,24 +208,67 @@ class SynthKernel {
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a1 += redb.GetValue(0);
         }
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a1); xo.SetValue(1, b1); xo.SetValue(2, k1);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k1 = xi.GetValue(2u); a1 = 0.0f; b1 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a1 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k1); b1 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s1 = k1 + a1 / static_cast<float>(C);
       float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
       (void)k4; (void)b4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
         Adds(tmp0, f_x, -(s1), n);
         Mul(tmp0, tmp0, tmp0, n);
-        if (off == 0) {
+        if (off == c0) {
           k4 = tmp0.GetValue(0);
           Adds(shiftb, tmp0, -k4, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -209,32 +278,81 @@ class SynthKernel {
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a4 += redb.GetValue(0);
         }
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a4); xo.SetValue(1, b4); xo.SetValue(2, k4);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(1u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(1u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k4 = xi.GetValue(2u); a4 = 0.0f; b4 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a4 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k4); b4 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s4 = k4 + a4 / static_cast<float>(C);
       float s6 = s4 + 1e-12f;
       float s7 = 1.0f / sqrtf(s6);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+          LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+          DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_gamma.EnQue(q_f_gamma);
+          LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+          DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_beta.EnQue(q_f_beta);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
-        DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_gamma.EnQue(q_f_gamma);
-        LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
-        DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_beta.EnQue(q_f_beta);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
-        q_f_gamma = iq_gamma.DeQue<half>();
+        LocalTensor<half> q_f_gamma = iq_gamma.DeQue<half>();
         LocalTensor<float> f_gamma = fb_gamma.Get<float>();
         Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, n);
         iq_gamma.FreeTensor(q_f_gamma);
-        q_f_beta = iq_beta.DeQue<half>();
+        LocalTensor<half> q_f_beta = iq_beta.DeQue<half>();
         LocalTensor<float> f_beta = fb_beta.Get<float>();
         Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, n);
         iq_beta.FreeTensor(q_f_beta);
@@ -248,6 +366,22 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
       }
     }
   }
@@ -330,6 +464,8 @@ class SynthKernel {
   TBuf<TPosition::VECCALC> fb_beta;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
@@ -339,6 +475,7 @@ class SynthKernel {
   GlobalTensor<half> g_gamma;
   GlobalTensor<half> g_x;
   GlobalTensor<half> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
@@ -351,5 +488,6 @@ extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma
   (void)workspace;
   SynthKernel op;
   op.Init(p_beta, p_gamma, p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

@@ -27,9 +27,12 @@ class SynthKernel {
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -79,14 +82,31 @@ class SynthKernel {
   } else {
     for (uint32_t r = start; r < start + myRows; r++) {
       float s1 = static_cast<float>(g_s.GetValue((r) * 1u));
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_x.EnQue(q_f_x);
-        q_f_x = iq_x.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+        LocalTensor<half> q_f_x = iq_x.DeQue<half>();
         LocalTensor<float> f_x = fb_x.Get<float>();
         Cast(f_x, q_f_x, RoundMode::CAST_NONE, n);
         iq_x.FreeTensor(q_f_x);
@@ -97,6 +117,16 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_x = iq_x.AllocTensor<half>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_cols + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_x.EnQue(q_f_x);
+          }
+        }
       }
     }
   }

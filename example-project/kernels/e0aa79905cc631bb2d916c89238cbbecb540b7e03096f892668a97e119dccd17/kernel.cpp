@@ -32,18 +32,28 @@ class SynthKernel {
     pipe.InitBuffer(fb_pos, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_token_type, BN, (((LIN) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_token_type, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, (R != 0 ? 1u : BN), (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_gamma, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 2) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, (R != 0 ? 1u : BN), (((TL) * 2) + 31) / 32 * 32);
     pipe.InitBuffer(fb_beta, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf5, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(bcbuf5, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf8, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf10, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(rsbuf11, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(bcbuf11, (((R != 0 ? (T + 8) * 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(tb0, (((R != 0 ? LIN : TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(tb1, (((R != 0 ? LIN : TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
     pipe.InitBuffer(accbuf, (((R != 0 ? T * 64 + 64 : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(shiftbuf, (((R != 0 ? 32 : (TL) * 4)) + 31) / 32 * 32);
     tmp0 = tb0.Get<float>();
+    tmp1 = tb1.Get<float>();
     redb = redbuf.Get<float>();
     workb = workbuf.Get<float>();
     shiftb = shiftbuf.Get<float>();
@@ -51,13 +61,26 @@ class SynthKernel {
     foldb = tb0.Get<float>();
     rtb0 = rtbuf0.Get<float>();
     stb0 = stbuf0.Get<float>();
+    rsb5 = rsbuf5.Get<float>();
+    bcb5 = bcbuf5.Get<float>();
+    rsb8 = rsbuf8.Get<float>();
+    rsb10 = rsbuf10.Get<float>();
+    rsb11 = rsbuf11.Get<float>();
+    bcb11 = bcbuf11.Get<float>();
+  }
+
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
   }
 
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -67,8 +90,12 @@ class SynthKernel {
       DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
       iq_word.EnQue(q_f_word);
       LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-      for (uint32_t j = 0; j < ntN; j++) {
-        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+      for (uint32_t j = 0; j < ntN;) {
+        uint32_t rr = rowN + j;
+        uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+        if (nr > ntN - j) nr = ntN - j;
+        DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        j += nr;
       }
       iq_pos.EnQue(q_f_pos);
       LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
@@ -83,21 +110,6 @@ class SynthKernel {
     iq_beta.EnQue(q_f_beta);
     LocalTensor<float> f_gamma = fb_gamma.Get<float>();
     LocalTensor<float> f_beta = fb_beta.Get<float>();
-    if (BN > 2 && T < myRows) {
-      uint32_t rowN = start + T;
-      uint32_t ntN = (myRows - T < T) ? (myRows - T) : T;
-      LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
-      DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_word.EnQue(q_f_word);
-      LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-      for (uint32_t j = 0; j < ntN; j++) {
-        DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      }
-      iq_pos.EnQue(q_f_pos);
-      LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
-      DataCopyPad(q_f_token_type, g_token_type[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-      iq_token_type.EnQue(q_f_token_type);
-    }
     for (uint32_t t0 = 0; t0 < myRows; t0 += T) {
       uint32_t nt = (myRows - t0 < T) ? (myRows - t0) : T;
       uint32_t row0 = start + t0;
@@ -113,15 +125,19 @@ class SynthKernel {
       LocalTensor<float> f_token_type = fb_token_type.Get<float>();
       Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, nt * P);
       iq_token_type.FreeTensor(q_f_token_type);
-      if (BN > 1 && t0 + (BN - 1) * T < myRows) {
-        uint32_t rowN = row0 + (BN - 1) * T;
-        uint32_t ntN = (myRows - t0 - (BN - 1) * T < T) ? (myRows - t0 - (BN - 1) * T) : T;
+      if (BN > 1 && t0 + T < myRows) {
+        uint32_t rowN = row0 + T;
+        uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
         LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
         DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_word.EnQue(q_f_word);
         LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-        for (uint32_t j = 0; j < ntN; j++) {
-          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        for (uint32_t j = 0; j < ntN;) {
+          uint32_t rr = rowN + j;
+          uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+          if (nr > ntN - j) nr = ntN - j;
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          j += nr;
         }
         iq_pos.EnQue(q_f_pos);
         LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
@@ -129,74 +145,120 @@ class SynthKernel {
         iq_token_type.EnQue(q_f_token_type);
       }
       LocalTensor<half> o_y = oq_y.AllocTensor<half>();
-      float A5[256], B5[256], K5[256];
-      float A8[256], B8[256], K8[256];
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        Add(f_word[o], f_word[o], f_pos[o], n);
-        Add(f_token_type[o], f_word[o], f_token_type[o], n);
-        K5[j] = f_token_type[o].GetValue(0);
-        Adds(rtb0[o], f_token_type[o], -K5[j], n);
-      }
-      TileReduce(stb0, rtb0, nt, 0);
-      for (uint32_t j = 0; j < nt; j++) {
-        A5[j] = stb0.GetValue(j);
-        B5[j] = 0.0f;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
-        (void)b5; (void)k5;
-        float s5 = k5 + a5 / static_cast<float>(C);
-        Adds(tmp0, f_token_type[o], -(s5), n);
+      if (P <= 2040u) {
+        const uint32_t o = 0, n = nt * P, n64 = (n + 63u) / 64u * 64u;
+        const uint32_t nt8 = (nt + 7u) / 8u * 8u;
+        (void)o; (void)n64; (void)nt8;
+        Add(tmp0, f_word[o], f_pos[o], n);
+        Add(rtb0[o], tmp0, f_token_type[o], n);
+        TileReduce(stb0, rtb0, nt, 0);
+        Muls(rsb5, stb0, 1.0f / static_cast<float>(C), nt8);
+        {
+          const uint32_t n = nt8;
+        }
+        Brcb(bcb5, rsb5, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        Add(tmp0, f_word[o], f_pos[o], n);
+        Add(tmp0, tmp0, f_token_type[o], n);
+        WideBin(1, tmp0, tmp0, 0, bcb5, 1, nt);
         Mul(rtb0[o], tmp0, tmp0, n);
-        K8[j] = 0.0f;
-      }
-      TileReduce(stb0, rtb0, nt, 0);
-      for (uint32_t j = 0; j < nt; j++) {
-        A8[j] = stb0.GetValue(j);
-        B8[j] = 0.0f;
-      }
-      if (t0 == 0) {
-        q_f_gamma = iq_gamma.DeQue<half>();
-        Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
-        iq_gamma.FreeTensor(q_f_gamma);
-        q_f_beta = iq_beta.DeQue<half>();
-        Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
-        iq_beta.FreeTensor(q_f_beta);
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        uint32_t r = row0 + j;
-        uint32_t o = j * P;
-        uint32_t n = C;
-        uint32_t n64 = (n + 63u) / 64u * 64u;
-        (void)r; (void)o; (void)n64;
-        float a5 = A5[j], b5 = B5[j], k5 = K5[j];
-        (void)b5; (void)k5;
-        float s5 = k5 + a5 / static_cast<float>(C);
-        float a8 = A8[j], b8 = B8[j], k8 = K8[j];
-        (void)b8; (void)k8;
-        float s8 = k8 + a8 / static_cast<float>(C);
-        float s10 = s8 + 1e-12f;
-        float s11 = 1.0f / sqrtf(s10);
-        Adds(tmp0, f_token_type[o], -(s5), n);
-        Muls(tmp0, tmp0, s11, n);
-        Mul(tmp0, tmp0, f_gamma, n);
-        Add(tmp0, tmp0, f_beta, n);
+        TileReduce(stb0, rtb0, nt, 0);
+        Muls(rsb8, stb0, 1.0f / static_cast<float>(C), nt8);
+        {
+          const uint32_t n = nt8;
+          Adds(rsb10, rsb8, 1e-12f, n);
+          Sqrt(rsb11, rsb10, n);
+          Reciprocal(rsb11, rsb11, n);
+        }
+        Brcb(bcb11, rsb11, static_cast<uint8_t>(nt8 / 8u), BrcbRepeatParams(1, 8));
+        if (t0 == 0) {
+          q_f_gamma = iq_gamma.DeQue<half>();
+          Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+          iq_gamma.FreeTensor(q_f_gamma);
+          q_f_beta = iq_beta.DeQue<half>();
+          Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+          iq_beta.FreeTensor(q_f_beta);
+        }
+        Add(tmp0, f_word[o], f_pos[o], n);
+        Add(tmp0, tmp0, f_token_type[o], n);
+        WideBin(1, tmp0, tmp0, 0, bcb5, 1, nt);
+        WideBin(2, tmp0, tmp0, 0, bcb11, 1, nt);
+        WideBin(2, tmp1, tmp0, 0, f_gamma, 2, nt);
+        WideBin(0, tmp0, tmp1, 0, f_beta, 2, nt);
         Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);
+        oq_y.EnQue(o_y);
+        o_y = oq_y.DeQue<half>();
+        DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_y.FreeTensor(o_y);
+      } else {
+        float A5[256], B5[256], K5[256];
+        float A8[256], B8[256], K8[256];
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          Add(f_word[o], f_word[o], f_pos[o], n);
+          Add(f_token_type[o], f_word[o], f_token_type[o], n);
+          K5[j] = f_token_type[o].GetValue(0);
+          Adds(rtb0[o], f_token_type[o], -K5[j], n);
+        }
+        TileReduce(stb0, rtb0, nt, 0);
+        for (uint32_t j = 0; j < nt; j++) {
+          A5[j] = stb0.GetValue(j);
+          B5[j] = 0.0f;
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+          (void)b5; (void)k5;
+          float s5 = k5 + a5 / static_cast<float>(C);
+          Adds(tmp0, f_token_type[o], -(s5), n);
+          Mul(rtb0[o], tmp0, tmp0, n);
+          K8[j] = 0.0f;
+        }
+        TileReduce(stb0, rtb0, nt, 0);
+        for (uint32_t j = 0; j < nt; j++) {
+          A8[j] = stb0.GetValue(j);
+          B8[j] = 0.0f;
+        }
+        if (t0 == 0) {
+          q_f_gamma = iq_gamma.DeQue<half>();
+          Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, P);
+          iq_gamma.FreeTensor(q_f_gamma);
+          q_f_beta = iq_beta.DeQue<half>();
+          Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, P);
+          iq_beta.FreeTensor(q_f_beta);
+        }
+        for (uint32_t j = 0; j < nt; j++) {
+          uint32_t r = row0 + j;
+          uint32_t o = j * P;
+          uint32_t n = C;
+          uint32_t n64 = (n + 63u) / 64u * 64u;
+          (void)r; (void)o; (void)n64;
+          float a5 = A5[j], b5 = B5[j], k5 = K5[j];
+          (void)b5; (void)k5;
+          float s5 = k5 + a5 / static_cast<float>(C);
+          float a8 = A8[j], b8 = B8[j], k8 = K8[j];
+          (void)b8; (void)k8;
+          float s8 = k8 + a8 / static_cast<float>(C);
+          float s10 = s8 + 1e-12f;
+          float s11 = 1.0f / sqrtf(s10);
+          Adds(tmp0, f_token_type[o], -(s5), n);
+          Muls(tmp0, tmp0, s11, n);
+          Mul(tmp0, tmp0, f_gamma, n);
+          Add(tmp0, tmp0, f_beta, n);
+          Cast(o_y[o], tmp0, RoundMode::CAST_RINT, n);
+        }
+        oq_y.EnQue(o_y);
+        o_y = oq_y.DeQue<half>();
+        DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
+        oq_y.FreeTensor(o_y);
       }
-      oq_y.EnQue(o_y);
-      o_y = oq_y.DeQue<half>();
-      DataCopyPad(g_y[row0 * C], o_y, DataCopyExtParams{static_cast<uint16_t>(nt), C * 2u, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0, 0});
-      oq_y.FreeTensor(o_y);
       if (BN == 1 && t0 + T < myRows) {
         uint32_t rowN = row0 + T;
         uint32_t ntN = (myRows - t0 - T < T) ? (myRows - t0 - T) : T;
@@ -204,8 +266,12 @@ class SynthKernel {
         DataCopyPad(q_f_word, g_word[(rowN) * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(ntN), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
         iq_word.EnQue(q_f_word);
         LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-        for (uint32_t j = 0; j < ntN; j++) {
-          DataCopyPad(q_f_pos[j * P], g_pos[(((rowN + j) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{1, C * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+        for (uint32_t j = 0; j < ntN;) {
+          uint32_t rr = rowN + j;
+          uint32_t nr = (t.d_seq) - rr % (t.d_seq);
+          if (nr > ntN - j) nr = ntN - j;
+          DataCopyPad(q_f_pos[j * P], g_pos[(((rr) / 1u) % t.d_seq) * 1u * t.d_hidden], DataCopyExtParams{static_cast<uint16_t>(nr), C * 2u, 0, (P * 2u - (C * 2u + 31u) / 32u * 32u) / 32u, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          j += nr;
         }
         iq_pos.EnQue(q_f_pos);
         LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
@@ -217,34 +283,57 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a5 = 0.0f, k5 = 0.0f, b5 = 0.0f;
       (void)k5; (void)b5;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_token_type.EnQue(q_f_token_type);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_token_type.EnQue(q_f_token_type);
-        q_f_word = iq_word.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+        LocalTensor<half> q_f_word = iq_word.DeQue<half>();
         LocalTensor<float> f_word = fb_word.Get<float>();
         Cast(f_word, q_f_word, RoundMode::CAST_NONE, n);
         iq_word.FreeTensor(q_f_word);
-        q_f_pos = iq_pos.DeQue<half>();
+        LocalTensor<half> q_f_pos = iq_pos.DeQue<half>();
         LocalTensor<float> f_pos = fb_pos.Get<float>();
         Cast(f_pos, q_f_pos, RoundMode::CAST_NONE, n);
         iq_pos.FreeTensor(q_f_pos);
-        q_f_token_type = iq_token_type.DeQue<half>();
+        LocalTensor<half> q_f_token_type = iq_token_type.DeQue<half>();
         LocalTensor<float> f_token_type = fb_token_type.Get<float>();
         Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, n);
         iq_token_type.FreeTensor(q_f_token_type);
         Add(tmp0, f_word, f_pos, n);
         Add(tmp0, tmp0, f_token_type, n);
-        if (off == 0) {
+        if (off == c0) {
           k5 = tmp0.GetValue(0);
           Adds(shiftb, tmp0, -k5, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -254,32 +343,87 @@ class SynthKernel {
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a5 += redb.GetValue(0);
         }
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a5); xo.SetValue(1, b5); xo.SetValue(2, k5);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k5 = xi.GetValue(2u); a5 = 0.0f; b5 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a5 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k5); b5 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s5 = k5 + a5 / static_cast<float>(C);
       float a8 = 0.0f, k8 = 0.0f, b8 = 0.0f;
       (void)k8; (void)b8;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_token_type.EnQue(q_f_token_type);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_token_type.EnQue(q_f_token_type);
-        q_f_word = iq_word.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+        LocalTensor<half> q_f_word = iq_word.DeQue<half>();
         LocalTensor<float> f_word = fb_word.Get<float>();
         Cast(f_word, q_f_word, RoundMode::CAST_NONE, n);
         iq_word.FreeTensor(q_f_word);
-        q_f_pos = iq_pos.DeQue<half>();
+        LocalTensor<half> q_f_pos = iq_pos.DeQue<half>();
         LocalTensor<float> f_pos = fb_pos.Get<float>();
         Cast(f_pos, q_f_pos, RoundMode::CAST_NONE, n);
         iq_pos.FreeTensor(q_f_pos);
-        q_f_token_type = iq_token_type.DeQue<half>();
+        LocalTensor<half> q_f_token_type = iq_token_type.DeQue<half>();
         LocalTensor<float> f_token_type = fb_token_type.Get<float>();
         Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, n);
         iq_token_type.FreeTensor(q_f_token_type);
@@ -287,7 +431,7 @@ class SynthKernel {
         Add(tmp0, tmp0, f_token_type, n);
         Adds(tmp0, tmp0, -(s5), n);
         Mul(tmp0, tmp0, tmp0, n);
-        if (off == 0) {
+        if (off == c0) {
           k8 = tmp0.GetValue(0);
           Adds(shiftb, tmp0, -k8, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -297,46 +441,107 @@ class SynthKernel {
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
           a8 += redb.GetValue(0);
         }
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a8); xo.SetValue(1, b8); xo.SetValue(2, k8);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(1u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(1u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k8 = xi.GetValue(2u); a8 = 0.0f; b8 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a8 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k8); b8 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s8 = k8 + a8 / static_cast<float>(C);
       float s10 = s8 + 1e-12f;
       float s11 = 1.0f / sqrtf(s10);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+          DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_word.EnQue(q_f_word);
+          LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+          DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_pos.EnQue(q_f_pos);
+          LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+          DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_token_type.EnQue(q_f_token_type);
+          LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+          DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_gamma.EnQue(q_f_gamma);
+          LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+          DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+          iq_beta.EnQue(q_f_beta);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
-        DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_word.EnQue(q_f_word);
-        LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
-        DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_pos.EnQue(q_f_pos);
-        LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
-        DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_token_type.EnQue(q_f_token_type);
-        LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
-        DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_gamma.EnQue(q_f_gamma);
-        LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
-        DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
-        iq_beta.EnQue(q_f_beta);
-        q_f_word = iq_word.DeQue<half>();
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+            LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
+        LocalTensor<half> q_f_word = iq_word.DeQue<half>();
         LocalTensor<float> f_word = fb_word.Get<float>();
         Cast(f_word, q_f_word, RoundMode::CAST_NONE, n);
         iq_word.FreeTensor(q_f_word);
-        q_f_pos = iq_pos.DeQue<half>();
+        LocalTensor<half> q_f_pos = iq_pos.DeQue<half>();
         LocalTensor<float> f_pos = fb_pos.Get<float>();
         Cast(f_pos, q_f_pos, RoundMode::CAST_NONE, n);
         iq_pos.FreeTensor(q_f_pos);
-        q_f_token_type = iq_token_type.DeQue<half>();
+        LocalTensor<half> q_f_token_type = iq_token_type.DeQue<half>();
         LocalTensor<float> f_token_type = fb_token_type.Get<float>();
         Cast(f_token_type, q_f_token_type, RoundMode::CAST_NONE, n);
         iq_token_type.FreeTensor(q_f_token_type);
-        q_f_gamma = iq_gamma.DeQue<half>();
+        LocalTensor<half> q_f_gamma = iq_gamma.DeQue<half>();
         LocalTensor<float> f_gamma = fb_gamma.Get<float>();
         Cast(f_gamma, q_f_gamma, RoundMode::CAST_NONE, n);
         iq_gamma.FreeTensor(q_f_gamma);
-        q_f_beta = iq_beta.DeQue<half>();
+        LocalTensor<half> q_f_beta = iq_beta.DeQue<half>();
         LocalTensor<float> f_beta = fb_beta.Get<float>();
         Cast(f_beta, q_f_beta, RoundMode::CAST_NONE, n);
         iq_beta.FreeTensor(q_f_beta);
@@ -352,6 +557,28 @@ class SynthKernel {
         o_y = oq_y.DeQue<half>();
         DataCopyPad(g_y[r * C + off], o_y, DataCopyExtParams{1, n * 2u, 0, 0, 0});
         oq_y.FreeTensor(o_y);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<half> q_f_word = iq_word.AllocTensor<half>();
+            DataCopyPad(q_f_word, g_word[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_word.EnQue(q_f_word);
+            LocalTensor<half> q_f_pos = iq_pos.AllocTensor<half>();
+            DataCopyPad(q_f_pos, g_pos[(((r) / 1u) % t.d_seq) * 1u * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_pos.EnQue(q_f_pos);
+            LocalTensor<half> q_f_token_type = iq_token_type.AllocTensor<half>();
+            DataCopyPad(q_f_token_type, g_token_type[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_token_type.EnQue(q_f_token_type);
+            LocalTensor<half> q_f_gamma = iq_gamma.AllocTensor<half>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<half> q_f_beta = iq_beta.AllocTensor<half>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 2u, 0, 0, 0}, DataCopyPadExtParams<half>{false, 0, 0, static_cast<half>(0.0f)});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
       }
     }
   }
@@ -422,23 +649,51 @@ class SynthKernel {
       WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
     }
   }
+  __aicore__ inline void WideBin(int op, const LocalTensor<float>& d, const LocalTensor<float>& a, int am,
+                                 const LocalTensor<float>& b, int bm, uint32_t nt) {
+    const uint8_t rs = static_cast<uint8_t>(P / 8u);
+    const uint8_t ab = am == 1 ? 0 : 1, bb = bm == 1 ? 0 : 1;
+    const uint8_t ar = am == 0 ? rs : (am == 1 ? 1 : 0), br = bm == 0 ? rs : (bm == 1 ? 1 : 0);
+    const BinaryRepeatParams p(1, ab, bb, rs, ar, br);
+    const uint8_t rep = static_cast<uint8_t>(nt);
+    for (uint32_t c0 = 0; c0 < C; c0 += 64u) {
+      const uint64_t m = C - c0 < 64u ? C - c0 : 64u;
+      const LocalTensor<float> x = am == 1 ? a : a[c0];
+      const LocalTensor<float> y = bm == 1 ? b : b[c0];
+      if (op == 0) Add(d[c0], x, y, m, rep, p);
+      else if (op == 1) Sub(d[c0], x, y, m, rep, p);
+      else if (op == 2) Mul(d[c0], x, y, m, rep, p);
+      else if (op == 3) Div(d[c0], x, y, m, rep, p);
+      else if (op == 4) Max(d[c0], x, y, m, rep, p);
+      else Min(d[c0], x, y, m, rep, p);
+    }
+  }
   TPipe pipe;
   AgcTiling t;
   uint32_t C = 0, P = 0, T = 0, K = 0, BN = 0, TL = 0, LIN = 0, R = 0;
-  TQue<TPosition::VECOUT, 3> oq_y;
-  TQue<TPosition::VECIN, 3> iq_word;
+  TQue<TPosition::VECOUT, 2> oq_y;
+  TQue<TPosition::VECIN, 2> iq_word;
   TBuf<TPosition::VECCALC> fb_word;
-  TQue<TPosition::VECIN, 3> iq_pos;
+  TQue<TPosition::VECIN, 2> iq_pos;
   TBuf<TPosition::VECCALC> fb_pos;
-  TQue<TPosition::VECIN, 3> iq_token_type;
+  TQue<TPosition::VECIN, 2> iq_token_type;
   TBuf<TPosition::VECCALC> fb_token_type;
-  TQue<TPosition::VECIN, 3> iq_gamma;
+  TQue<TPosition::VECIN, 2> iq_gamma;
   TBuf<TPosition::VECCALC> fb_gamma;
-  TQue<TPosition::VECIN, 3> iq_beta;
+  TQue<TPosition::VECIN, 2> iq_beta;
   TBuf<TPosition::VECCALC> fb_beta;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
+  TBuf<TPosition::VECCALC> rsbuf5;
+  TBuf<TPosition::VECCALC> bcbuf5;
+  TBuf<TPosition::VECCALC> rsbuf8;
+  TBuf<TPosition::VECCALC> rsbuf10;
+  TBuf<TPosition::VECCALC> rsbuf11;
+  TBuf<TPosition::VECCALC> bcbuf11;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
+  TBuf<TPosition::VECCALC> tb1;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
   TBuf<TPosition::VECCALC> accbuf;
@@ -449,17 +704,26 @@ class SynthKernel {
   GlobalTensor<half> g_token_type;
   GlobalTensor<half> g_word;
   GlobalTensor<half> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
+  LocalTensor<float> tmp1;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
   LocalTensor<float> accb, foldb;
   LocalTensor<float> rtb0;
   LocalTensor<float> stb0;
+  LocalTensor<float> rsb5;
+  LocalTensor<float> bcb5;
+  LocalTensor<float> rsb8;
+  LocalTensor<float> rsb10;
+  LocalTensor<float> rsb11;
+  LocalTensor<float> bcb11;
 };
 
 extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma, GM_ADDR p_pos, GM_ADDR p_token_type, GM_ADDR p_word, GM_ADDR p_y, GM_ADDR workspace, AgcTiling tiling) {
   (void)workspace;
   SynthKernel op;
   op.Init(p_beta, p_gamma, p_pos, p_token_type, p_word, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }

@@ -29,6 +29,7 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   const uint64_t budget = platform->ub_bytes > 1024 ? platform->ub_bytes - 1024 : 0;
   const uint64_t cores = platform->aiv_cores < 65535 ? platform->aiv_cores : 65535;
   const uint64_t BN = 2;
+  uint64_t ws = 0;
   const uint64_t max_tile = 16384;
   const uint64_t rows = d_rows;
   const uint64_t C = d_cols;
@@ -49,6 +50,8 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
   tiling->rows = static_cast<uint32_t>(rows);
   tiling->cols = static_cast<uint32_t>(C);
   tiling->buf_num = static_cast<uint32_t>(BN);
+  tiling->split = 1;
+  tiling->slice = static_cast<uint32_t>(C);
   if (fits_res(1)) {
     uint64_t lo = 1, hi = tmax;
     while (lo < hi) { uint64_t mid = (lo + hi + 1) / 2; if (fits_res(mid)) lo = mid; else hi = mid - 1; }
@@ -63,10 +66,25 @@ extern "C" int AGC_TILING_FN(const AgcPlatform* platform, const uint64_t* dims, 
     tiling->resident = 0;
     tiling->tile_rows = 1;
     tiling->chunk = static_cast<uint32_t>(lo * 64);
+    if (rows * 2 <= cores) {
+      uint64_t sp = cores / rows;
+      const uint64_t units = (C + 63) / 64;
+      if (sp > units) sp = units;
+      if (sp > 64) sp = 64;
+      if (sp > 1) {
+        const uint64_t slice = (units + sp - 1) / sp * 64;
+        sp = (C + slice - 1) / slice;
+        tiling->split = static_cast<uint32_t>(sp);
+        tiling->slice = static_cast<uint32_t>(slice);
+        if (tiling->chunk > slice) tiling->chunk = static_cast<uint32_t>(slice);
+        blocks = rows * sp;
+        ws = 0ull * blocks * 0ull * 4ull;
+      }
+    }
   }
   tiling->d_rows = static_cast<uint32_t>(d_rows);
   tiling->d_cols = static_cast<uint32_t>(d_cols);
   *block_dim = static_cast<uint32_t>(blocks);
-  *workspace_bytes = 0;
+  *workspace_bytes = ws;
   return 0;
 }

@@ -24,10 +24,12 @@ class SynthKernel {
     R = t.resident != 0 ? 1u : 0u;
     pipe.InitBuffer(oq_y, BN, (((LIN) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(iq_x, BN, (((LIN) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_gamma, BN, (((TL) * 4) + 31) / 32 * 32);
-    pipe.InitBuffer(iq_beta, BN, (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_gamma, (R != 0 ? 1u : BN), (((TL) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(iq_beta, (R != 0 ? 1u : BN), (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(rtbuf0, (((R != 0 ? LIN : 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(stbuf0, (((R != 0 ? T + 8 : 8) * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xoq, 1, ((8 * 4) + 31) / 32 * 32);
+    pipe.InitBuffer(xiq, 1, (((R != 0 ? 8 : 64 * 8) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(tb0, (((TL) * 4) + 31) / 32 * 32);
     pipe.InitBuffer(redbuf, ((32) + 31) / 32 * 32);
     pipe.InitBuffer(workbuf, (((R != 0 ? 32 : ((TL) / 64 + 16) / 8 * 8 * 4)) + 31) / 32 * 32);
@@ -43,11 +45,18 @@ class SynthKernel {
     stb0 = stbuf0.Get<float>();
   }
 
+  __aicore__ inline void SetWorkspace(GM_ADDR w) {
+    if (t.split > 1) g_ws.SetGlobalBuffer((__gm__ float*)w, 2u * GetBlockNum() * 8u);
+  }
+
   __aicore__ inline void Process() {
   uint32_t blocks = GetBlockNum(), idx = GetBlockIdx();
-  uint32_t base = t.rows / blocks, rem = t.rows % blocks;
-  uint32_t myRows = base + (idx < rem ? 1u : 0u);
-  uint32_t start = idx * base + (idx < rem ? idx : rem);
+  const uint32_t SPL = t.split, part = idx % SPL, ridx = idx / SPL, rblocks = blocks / SPL;
+  const uint32_t c0 = part * t.slice, c1 = (t.slice < C - c0) ? c0 + t.slice : C;
+  (void)part; (void)c0; (void)c1;
+  uint32_t base = t.rows / rblocks, rem = t.rows % rblocks;
+  uint32_t myRows = base + (ridx < rem ? 1u : 0u);
+  uint32_t start = ridx * base + (ridx < rem ? ridx : rem);
   if (myRows == 0) return;
   if (t.resident != 0) {
     {
@@ -153,15 +162,32 @@ class SynthKernel {
     for (uint32_t r = start; r < start + myRows; r++) {
       float a1 = 0.0f, k1 = 0.0f, b1 = 0.0f;
       (void)k1; (void)b1;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
-        if (off == 0) {
+        if (off == c0) {
           k1 = f_x.GetValue(0);
           Adds(shiftb, f_x, -k1, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -172,21 +198,64 @@ class SynthKernel {
           a1 += redb.GetValue(0);
         }
         iq_x.FreeTensor(f_x);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a1); xo.SetValue(1, b1); xo.SetValue(2, k1);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(0u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(0u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k1 = xi.GetValue(2u); a1 = 0.0f; b1 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a1 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k1); b1 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s1 = k1 + a1 / static_cast<float>(C);
       float a4 = 0.0f, k4 = 0.0f, b4 = 0.0f;
       (void)k4; (void)b4;
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         Adds(tmp0, f_x, -(s1), n);
         Mul(tmp0, tmp0, tmp0, n);
-        if (off == 0) {
+        if (off == c0) {
           k4 = tmp0.GetValue(0);
           Adds(shiftb, tmp0, -k4, n);
           ReduceSum(redb, shiftb, workb, static_cast<int32_t>(n));
@@ -197,23 +266,72 @@ class SynthKernel {
           a4 += redb.GetValue(0);
         }
         iq_x.FreeTensor(f_x);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+          }
+        }
+      }
+      if (SPL > 1) {
+        LocalTensor<float> xo = xoq.AllocTensor<float>();
+        xo.SetValue(0, a4); xo.SetValue(1, b4); xo.SetValue(2, k4);
+        xoq.EnQue(xo);
+        xo = xoq.DeQue<float>();
+        DataCopyPad(g_ws[(1u * blocks + idx) * 8u], xo, DataCopyExtParams{1, 3u * 4u, 0, 0, 0});
+        xoq.FreeTensor(xo);
+        SyncAll();
+        LocalTensor<float> xi = xiq.AllocTensor<float>();
+        DataCopyPad(xi, g_ws[(1u * blocks + ridx * SPL) * 8u], DataCopyExtParams{1, SPL * 8u * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+        xiq.EnQue(xi);
+        xi = xiq.DeQue<float>();
+        k4 = xi.GetValue(2u); a4 = 0.0f; b4 = 0.0f;
+        for (uint32_t p = 0; p < SPL; p++) { const uint32_t lo_ = p * t.slice, np_ = (t.slice < C - lo_) ? t.slice : C - lo_; a4 += xi.GetValue(p * 8u + 0u) + static_cast<float>(np_) * (xi.GetValue(p * 8u + 2u) - k4); b4 += xi.GetValue(p * 8u + 1u); }
+        xiq.FreeTensor(xi);
       }
       float s4 = k4 + a4 / static_cast<float>(C);
       float s6 = s4 + 1e-12f;
       float s7 = 1.0f / sqrtf(s6);
-      for (uint32_t off = 0; off < C; off += K) {
-        uint32_t n = (C - off < K) ? (C - off) : K;
+      if (c0 < c1) {
+        const uint32_t offN = c0;
+        {
+          const uint32_t off = offN;
+          const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+          LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+          DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_x.EnQue(q_f_x);
+          LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+          DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_gamma.EnQue(q_f_gamma);
+          LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+          DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+          iq_beta.EnQue(q_f_beta);
+        }
+      }
+      for (uint32_t off = c0; off < c1; off += K) {
+        uint32_t n = (c1 - off < K) ? (c1 - off) : K;
         uint32_t n64 = (n + 63u) / 64u * 64u;
         (void)n64;
-        LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
-        DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_x.EnQue(q_f_x);
-        LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
-        DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_gamma.EnQue(q_f_gamma);
-        LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
-        DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
-        iq_beta.EnQue(q_f_beta);
+        if (BN > 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
         LocalTensor<float> f_x = iq_x.DeQue<float>();
         LocalTensor<float> f_gamma = iq_gamma.DeQue<float>();
         LocalTensor<float> f_beta = iq_beta.DeQue<float>();
@@ -230,6 +348,22 @@ class SynthKernel {
         iq_x.FreeTensor(f_x);
         iq_gamma.FreeTensor(f_gamma);
         iq_beta.FreeTensor(f_beta);
+        if (BN == 1 && K < c1 - off) {
+          const uint32_t offN = off + K;
+          {
+            const uint32_t off = offN;
+            const uint32_t n = (c1 - off < K) ? (c1 - off) : K;
+            LocalTensor<float> q_f_x = iq_x.AllocTensor<float>();
+            DataCopyPad(q_f_x, g_x[(r) * t.d_hidden + off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_x.EnQue(q_f_x);
+            LocalTensor<float> q_f_gamma = iq_gamma.AllocTensor<float>();
+            DataCopyPad(q_f_gamma, g_gamma[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_gamma.EnQue(q_f_gamma);
+            LocalTensor<float> q_f_beta = iq_beta.AllocTensor<float>();
+            DataCopyPad(q_f_beta, g_beta[off], DataCopyExtParams{1, n * 4u, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+            iq_beta.EnQue(q_f_beta);
+          }
+        }
       }
     }
   }
@@ -309,6 +443,8 @@ class SynthKernel {
   TQue<TPosition::VECIN, 2> iq_beta;
   TBuf<TPosition::VECCALC> rtbuf0;
   TBuf<TPosition::VECCALC> stbuf0;
+  TQue<TPosition::VECOUT, 1> xoq;
+  TQue<TPosition::VECIN, 1> xiq;
   TBuf<TPosition::VECCALC> tb0;
   TBuf<TPosition::VECCALC> redbuf;
   TBuf<TPosition::VECCALC> workbuf;
@@ -318,6 +454,7 @@ class SynthKernel {
   GlobalTensor<float> g_gamma;
   GlobalTensor<float> g_x;
   GlobalTensor<float> g_y;
+  GlobalTensor<float> g_ws;
   LocalTensor<float> tmp0;
   LocalTensor<float> redb, workb;
   LocalTensor<float> shiftb;
@@ -330,5 +467,6 @@ extern "C" __global__ __aicore__ void AGC_KERNEL(GM_ADDR p_beta, GM_ADDR p_gamma
   (void)workspace;
   SynthKernel op;
   op.Init(p_beta, p_gamma, p_x, p_y, tiling);
+  op.SetWorkspace(workspace);
   op.Process();
 }
