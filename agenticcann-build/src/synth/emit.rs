@@ -1352,20 +1352,7 @@ fn emit_row_body(
             .copied()
             .filter(|&(m, _)| own.contains(&m))
             .collect();
-        let roots: Vec<usize> = if pass == final_pass {
-            lw.outputs
-                .iter()
-                .map(|(_, _, n)| *n)
-                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
-                .collect()
-        } else {
-            own.iter()
-                .map(|&i| match &lw.prog.nodes[i].op {
-                    Op::RedLast(_, a) => *a,
-                    _ => i,
-                })
-                .collect()
-        };
+        let roots = level_roots(lw, &own, pass == final_pass, &[]);
         // A pass whose reductions were all carried by the previous one reads nothing, nor
         // does a last pass with no full-row output (logsumexp).
         let skip = mode == Mode::Chunked
@@ -1856,21 +1843,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
     }
     for pass in 1..=final_pass {
         let reds = reds_of(pass);
-        let roots: Vec<usize> = if pass == final_pass {
-            lw.outputs
-                .iter()
-                .filter(|(name, _, _)| !early.contains(name))
-                .map(|(_, _, n)| *n)
-                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
-                .collect()
-        } else {
-            reds.iter()
-                .map(|&i| match &lw.prog.nodes[i].op {
-                    Op::RedLast(_, a) => *a,
-                    _ => i,
-                })
-                .collect()
-        };
+        let roots = level_roots(lw, &reds, pass == final_pass, &early);
         let stop: BTreeSet<usize> = carried.keys().copied().collect();
         let set = pg.closure_until(&roots, &stop);
         let ins: Vec<usize> = pg.inputs_of(&set);
@@ -1879,21 +1852,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
         let later: BTreeSet<usize> = {
             let mut l = BTreeSet::new();
             for q in pass + 1..=final_pass {
-                let r: Vec<usize> = if q == final_pass {
-                    lw.outputs
-                        .iter()
-                        .map(|(_, _, n)| *n)
-                        .filter(|&n| lw.prog.nodes[n].level == Level::Row)
-                        .collect()
-                } else {
-                    reds_of(q)
-                        .iter()
-                        .map(|&i| match &lw.prog.nodes[i].op {
-                            Op::RedLast(_, a) => *a,
-                            _ => i,
-                        })
-                        .collect()
-                };
+                let r = level_roots(lw, &reds_of(q), q == final_pass, &[]);
                 l.extend(pg.closure_until(&r, &stop));
             }
             l
@@ -2202,6 +2161,27 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
     Ok(early)
 }
 
+/// The row nodes a reduction level computes: the operands of its reductions `reds`, or at
+/// the last level (`last`) the row-level outputs, but those named in `done` (copied out
+/// after an earlier level).
+fn level_roots(lw: &Lowered, reds: &[usize], last: bool, done: &[String]) -> Vec<usize> {
+    if last {
+        lw.outputs
+            .iter()
+            .filter(|(name, _, _)| !done.contains(name))
+            .map(|(_, _, n)| *n)
+            .filter(|&n| lw.prog.nodes[n].level == Level::Row)
+            .collect()
+    } else {
+        reds.iter()
+            .map(|&i| match &lw.prog.nodes[i].op {
+                Op::RedLast(_, a) => *a,
+                _ => i,
+            })
+            .collect()
+    }
+}
+
 /// True when row node `j` is the same for every row of the tile: computed from `[C]`
 /// vector inputs and uniform values only (`γ + 1`).
 fn vecish(pg: &Prog, j: usize) -> bool {
@@ -2306,20 +2286,7 @@ fn emit_wide_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
     let row_buf = "(R != 0 ? T + 8 : 8) * 4";
     for pass in 1..=final_pass {
         let reds = reds_of(pass);
-        let roots: Vec<usize> = if pass == final_pass {
-            lw.outputs
-                .iter()
-                .map(|(_, _, n)| *n)
-                .filter(|&n| lw.prog.nodes[n].level == Level::Row)
-                .collect()
-        } else {
-            reds.iter()
-                .map(|&i| match &lw.prog.nodes[i].op {
-                    Op::RedLast(_, a) => *a,
-                    _ => i,
-                })
-                .collect()
-        };
+        let roots = level_roots(lw, &reds, pass == final_pass, &[]);
         let set = pg.closure(&roots);
         let ins: Vec<usize> = pg.inputs_of(&set);
         // Per reduction: its operand's tile, an input's (`f_x`) or a tile buffer.
