@@ -941,3 +941,94 @@ init    = { gamma = "uniform(0.5, 1.5)" }
         );
     }
 }
+
+/// Reductions over a leading axis (`sum(x, axis=1)` of `[batch, seq, hidden]`, sentence
+/// pooling) run in column slabs: (output row, slab) units spread over the cores, the
+/// reduced axis read in tiles of several GM rows per DataCopyPad (a GM stride between
+/// them) and folded in halves. Exact on every declared, held-out and stress shape for sums,
+/// maxima, means, an elementwise operand (`x * x`), a per-row operand (`x * mask` with
+/// `mask[batch, seq, 1]`, evaluated row by row) and a reduction over axis 0; one batch row
+/// uses many cores and runs far faster than on one.
+#[test]
+fn leading_axis_reductions_run_in_column_slabs() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.pool]
+inputs  = { x = "f16[batch, seq, hidden]" }
+outputs = { y = "f16[batch, hidden]" }
+reference = "y = sum(x, axis=1)"
+shapes  = [{ batch = 1, seq = 128, hidden = 4096 }, { batch = 3, seq = 33, hidden = 1029 }]
+[package.metadata.agenticcann.ops.sq]
+inputs  = { x = "bf16[batch, seq, hidden]" }
+outputs = { y = "f32[batch, hidden]" }
+reference = "y = mean(x * x, axis=1)"
+shapes  = [{ batch = 1, seq = 64, hidden = 2048 }, { batch = 5, seq = 7, hidden = 999 }]
+[package.metadata.agenticcann.ops.colmax]
+inputs  = { x = "f32[seq, hidden]" }
+outputs = { y = "f32[hidden]" }
+reference = "y = max(x, axis=0)"
+shapes  = [{ seq = 300, hidden = 1000 }, { seq = 5, hidden = 17 }]
+[package.metadata.agenticcann.ops.masked]
+inputs  = { x = "f32[batch, seq, hidden]", mask = "f32[batch, seq, 1]" }
+outputs = { y = "f32[batch, hidden]" }
+reference = "y = sum(x * mask, axis=1) / max(sum(mask, axis=1), 1e-9)"
+shapes  = [{ batch = 1, seq = 128, hidden = 1024 }, { batch = 4, seq = 9, hidden = 100 }]
+init    = { mask = "bernoulli(0.8)" }
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    let fast = EvalOptions {
+        held_out: false,
+        stress: false,
+        ..eval_options()
+    };
+    let one_core = SynthOptions {
+        params: TilingParams {
+            max_blocks: 1,
+            ..TilingParams::default()
+        },
+        ..SynthOptions::default()
+    };
+    for op in &spec.ops {
+        let c = propose(op, &SynthOptions::default()).unwrap();
+        assert!(
+            c.tiling.contains("tiling->resident = 2;"),
+            "{}: {}",
+            op.name,
+            c.tiling
+        );
+        // Several rows of the reduced axis per copy, with the GM gap between them.
+        assert!(
+            c.kernel
+                .contains("DataCopyExtParams{static_cast<uint16_t>(kbN)"),
+            "{}: {}",
+            op.name,
+            c.kernel
+        );
+        let ev = evaluate(op, &c, &eval_options()).unwrap();
+        assert!(ev.accepted(), "{}: {}", op.name, ev.render());
+        let first = |ev: &Evaluation| ev.shapes[0].profile.clone().unwrap();
+        let slabs = first(&evaluate(op, &c, &fast).unwrap());
+        assert!(
+            slabs.block_dim > 8,
+            "{}: {} blocks",
+            op.name,
+            slabs.block_dim
+        );
+        let single = first(&evaluate(op, &propose(op, &one_core).unwrap(), &fast).unwrap());
+        assert_eq!(single.block_dim, 1);
+        // The masked pooling reads its per-row mask values with scalar GetValue on every
+        // core (its own row loop and `sum(mask)`'s), which more cores do not shorten.
+        let bound = if op.name == "masked" { 0.7 } else { 0.5 };
+        assert!(
+            slabs.time_us < bound * single.time_us,
+            "{}: slabs {:.2} us, one core {:.2} us",
+            op.name,
+            slabs.time_us,
+            single.time_us
+        );
+    }
+}

@@ -10,6 +10,8 @@ use crate::spec::reference::{BinaryOp, ReduceOp};
 use crate::spec::{Dim, Dtype, OpSpec};
 use crate::store::{FieldType, TilingField};
 
+mod mid;
+
 fn cty(d: Dtype) -> &'static str {
     match d {
         Dtype::F16 => "half",
@@ -218,6 +220,9 @@ struct Emitter<'a> {
     has_wide: bool,
     /// The wide body is being emitted.
     wide: bool,
+    /// Leading-axis reductions in column slabs ([`mid::slab_ok`]): the tiling's `resident`
+    /// is 2, `chunk` the slab width and `tile_rows` the rows of the reduced axis per copy.
+    slab: bool,
     /// Emitting the wide body's per-row values as vectors over the tile's rows: per-row
     /// nodes are operands held in UB (`rsb{i}`), as row nodes are in a row loop.
     scalar_vec: bool,
@@ -2581,6 +2586,7 @@ pub(crate) fn emit(
         uses_tile: false,
         has_wide: false,
         wide: false,
+        slab: false,
         wide_temps: 0,
         split_nw: 0,
         split_levels: 0,
@@ -2639,7 +2645,10 @@ pub(crate) fn emit(
     }
     // Row temporaries the resident path uses (the rest are the chunked path's alone).
     let mut res_temps = usize::MAX;
-    if lw.flat {
+    e.slab = !lw.flat && mid::slab_ok(&e, lw);
+    if e.slab {
+        mid::emit_slab_body(&mut e, s)?;
+    } else if lw.flat {
         out_bufs(&mut e, Mode::Flat);
         w(
             s,
@@ -3057,6 +3066,8 @@ fn finish(e: Emitter) -> Emitted {
         "// Layout: {}; fp32 compute; GM accessed only through DataCopyPad and GlobalTensor.",
         if flat {
             "element-flat split over the cores, double-buffered tiles of `chunk` elements"
+        } else if e.slab {
+            "units of (output row, column slab of `chunk` elements) split over the cores; the reduced axis read in tiles of `tile_rows` rows, one DataCopyPad each"
         } else {
             "rows split over the cores; whole rows resident in UB in tiles of `tile_rows` rows, or rows in chunks of `chunk` elements"
         }
@@ -3083,7 +3094,7 @@ fn finish(e: Emitter) -> Emitted {
             p.name, p.name
         );
     }
-    k.push_str(&sizes_code(flat, "    "));
+    k.push_str(&sizes_code(flat, e.slab, "    "));
     for b in &e.bufs {
         if b.decl.starts_with("TBuf") {
             let _ = writeln!(k, "    pipe.InitBuffer({}, {});", b.name, round32(&b.bytes));
@@ -3310,9 +3321,12 @@ fn round32(bytes: &str) -> String {
 }
 
 /// The derived sizes, the same in the kernel and the tiling function.
-fn sizes_code(flat: bool, ind: &str) -> String {
+fn sizes_code(flat: bool, slab: bool, ind: &str) -> String {
     let mut s = String::new();
-    if flat {
+    if slab {
+        let _ = writeln!(s, "{ind}C = t.cols; P = (C + 15u) / 16u * 16u; T = t.tile_rows; K = t.chunk; BN = t.buf_num;");
+        let _ = writeln!(s, "{ind}TL = K; LIN = T * K; R = 2;");
+    } else if flat {
         let _ = writeln!(s, "{ind}C = 0; P = 0; T = 1; K = t.chunk; BN = t.buf_num;");
         let _ = writeln!(s, "{ind}TL = K; LIN = K; R = 0;");
     } else {
@@ -3406,6 +3420,70 @@ fn tiling_code(e: &Emitter, fields: &[TilingField], named: &[String]) -> String 
             p.tiles_per_core, p.tiles_per_core, p.tiles_per_core, p.tiles_per_core
         );
         s.push_str("  tiling->total = static_cast<uint32_t>(total);\n  tiling->per_core = static_cast<uint32_t>(per);\n  tiling->chunk = static_cast<uint32_t>(lo * 64);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
+    } else if e.slab {
+        let _ = writeln!(s, "  const uint64_t rows = {};", prod64(&lw.prog.lead));
+        let _ = writeln!(s, "  const uint64_t C = {};", dimexpr(&lw.prog.cols));
+        s.push_str("  if (rows > 0xFFFFFFFFull || C > 0xFFFFFFFFull || rows * C > 0xFFFFFFFFull) return 1;\n");
+        // The longest reduced axis: the most rows one tile needs.
+        let counts: Vec<String> = lw
+            .prog
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.op {
+                Op::RedMid { count, .. } => Some(match count.strip_prefix("t.") {
+                    Some(dim) => dim.to_string(),
+                    None => format!("{}ull", count.trim_end_matches('u')),
+                }),
+                _ => None,
+            })
+            .collect();
+        let _ = writeln!(s, "  uint64_t cnt = 1;");
+        for c in &counts {
+            let _ = writeln!(s, "  if ({c} > cnt) cnt = {c};");
+        }
+        s.push_str("  const uint64_t P = (C + 15) / 16 * 16;\n");
+        s.push_str("  auto fits = [&](uint64_t w, uint64_t kb) { Sizes z{C, P, kb, w, BN, w, kb * w, 2}; return ub_bytes(z) <= budget; };\n");
+        s.push_str("  if (!fits(16, 1)) return 1;\n");
+        // The widest slab with one row of the reduced axis in UB, at most max_tile.
+        s.push_str("  uint64_t wmax = P < max_tile ? P : max_tile / 16 * 16;\n  if (wmax < 16) wmax = 16;\n  while (wmax > 16 && !fits(wmax, 1)) wmax -= 16;\n");
+        // Balance: the fewest columns on the busiest core, ceil(units / cores) slabs of w;
+        // ties go to the wider slab (fewer, longer bursts). Slabs of at least 64 elements
+        // where the row allows it (128-byte bursts for 16-bit data).
+        // GM bytes one column of one reduced row costs (every reduction's row inputs), and
+        // a unit's fixed cost in bytes at one core's MTE2 rate: its first copy's completion
+        // latency and its store's (mte2_latency_ns + mte3_latency_ns of the profile, 0.8 us,
+        // at about 30 GB/s per core: 24 KiB).
+        let mut bpe = 0;
+        for n in &lw.prog.nodes {
+            if let Op::RedMid { sub, .. } = &n.op {
+                for m in &sub.nodes {
+                    if let Op::Input {
+                        name,
+                        access: Access::Row { .. },
+                    } = &m.op
+                    {
+                        bpe += e.in_dtype(name).size_bytes();
+                    }
+                }
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  const uint64_t bpe = {}, unit_bytes = 24576;",
+            bpe.max(1)
+        );
+        s.push_str(
+            "  const uint64_t wlo = wmax < 64 ? wmax : 64;\n  uint64_t W = wlo, best = ~0ull;\n",
+        );
+        s.push_str("  for (uint64_t w = wlo; w <= wmax; w += 16) {\n    const uint64_t units = rows * ((C + w - 1) / w);\n    const uint64_t cost = (units + cores - 1) / cores * (w * cnt * bpe + unit_bytes);\n    if (cost <= best) { best = cost; W = w; }\n  }\n");
+        let _ = writeln!(
+            s,
+            "  // Rows of the reduced axis per tile: as many as fit and max_tile allows, at most\n  // ceil(cnt / {}) so that copy-in overlaps compute, at most 4095 (blockCount).\n  uint64_t kmax = max_tile / W;\n  if (kmax == 0) kmax = 1;\n  const uint64_t tpc = {};\n  const uint64_t kc = (cnt + tpc - 1) / tpc;\n  if (kmax > kc) kmax = kc;\n  if (kmax > 4095) kmax = 4095;\n  if (kmax == 0) kmax = 1;\n  uint64_t lo = 1, hi = kmax;\n  while (lo < hi) {{ uint64_t mid = (lo + hi + 1) / 2; if (fits(W, mid)) lo = mid; else hi = mid - 1; }}",
+            p.tiles_per_core, p.tiles_per_core
+        );
+        s.push_str("  const uint64_t units = rows * ((C + W - 1) / W);\n  uint64_t blocks = units < cores ? units : cores;\n  if (blocks == 0) blocks = 1;\n");
+        s.push_str("  tiling->rows = static_cast<uint32_t>(rows);\n  tiling->cols = static_cast<uint32_t>(C);\n  tiling->buf_num = static_cast<uint32_t>(BN);\n");
+        s.push_str("  tiling->split = 1;\n  tiling->slice = static_cast<uint32_t>(C);\n  tiling->resident = 2;\n  tiling->tile_rows = static_cast<uint32_t>(lo);\n  tiling->chunk = static_cast<uint32_t>(W);\n");
     } else {
         let _ = writeln!(s, "  const uint64_t rows = {};", prod64(&lw.prog.lead));
         let _ = writeln!(s, "  const uint64_t C = {};", dimexpr(&lw.prog.cols));
