@@ -28,6 +28,7 @@
 #include "ascendc_sim/vec_transpose.h"  // Transpose (16x16), TransDataTo5HD (16-bit)
 #include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power, Swish, Silu, SwiGLU, GeGLU
 #include "ascendc_sim/hl_softmax.h"     // SoftMax, SimpleSoftMax (+ SoftMaxTiling)
+#include "ascendc_sim/hl_softmax_ext.h" // SoftmaxFlashV2, SoftmaxGrad, SoftmaxGradFront
 #include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm (+ RmsNormTiling, LayerNormTiling)
 #include "ascendc_sim/hl_reduce.h"      // Sum (+ SumParams)
 #include "ascendc_sim/hl_quant.h"       // AscendQuant, AscendDequant (+ AscendQuantConfig, DequantParams)

@@ -91,6 +91,28 @@ struct LayerNormTiling {
   float lastDimValueBack = 0;
 };
 
+namespace ascendc_sim::hl {
+// The per-row temporary space (float elements) of SoftmaxFlashV2 and SoftmaxGrad on Atlas A2,
+// shared by the kernel APIs (hl_softmax_ext.h) and the host helpers (tiling/hl_tiling_helpers.h);
+// the rules are explained in hl_softmax_ext.h.
+/// Floats of SoftmaxFlashV2's temporary space per row on Atlas A2 (see the header comment).
+constexpr uint32_t flashv2_row_floats(uint32_t t_size, uint32_t u_size, uint32_t k, bool basic) {
+  const uint32_t epb = 32 / u_size;
+  if (basic) {
+    const uint32_t extra = k == 1024 ? 128 : 64;
+    return t_size == 2 ? epb + k + extra : epb + extra;
+  }
+  return t_size == 2 ? 2 * epb + k + 64 : epb + 64;
+}
+/// Floats of SoftmaxGrad's temporary space per row on Atlas A2.
+constexpr uint32_t grad_row_floats(uint32_t t_size, uint32_t k, bool front) {
+  const uint32_t epb = 32 / t_size;
+  if (t_size == 2) return 2 * epb + 3 * k + 64;
+  return front ? epb + k + 64 : 2 * epb + k + 64;
+}
+
+}  // namespace ascendc_sim::hl
+
 namespace AscendC {
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;

@@ -297,6 +297,177 @@ inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataT
   ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
 }
 
+}  // namespace AscendC
+
+// ---------------------------------------------------------------- SoftmaxFlashV2
+// Atlas A2 rules of the vendor's host source softmax_tiling.cpp (facts only; the kernel-side
+// per-row rule is ascendc_sim::hl::flashv2_row_floats): epb = 32 / dataTypeSize2 (sum/max
+// type); per row, half data 2 epb + K + 64 floats, float data epb + 64; with isBasicBlock and
+// K % 64 == 0 ("basic block") half epb + K + 64, float epb + 64 (64 more when K = 1024).
+// isUpdate changes nothing on Atlas A2. Bad arguments (empty shape, type sizes other than 2 or
+// 4, K * dataTypeSize1 not a multiple of 32) give 0 / leave the tiling zeroed.
+namespace ascendc_sim::hl_host {
+inline bool flashv2_ok(const ge::Shape& s, uint32_t ts1, uint32_t ts2, uint32_t* m, uint32_t* k) {
+  if (ts2 != 2 && ts2 != 4) return false;
+  return softmax_ok(s, ts1, m, k);
+}
+template <class Tiling>
+inline void flashv2_fill(const ge::Shape& s, uint32_t ts1, uint32_t ts2, uint32_t ws, bool basic_req, bool out_brc,
+                         Tiling& t) {
+  uint32_t m = 0, k = 0;
+  if (!flashv2_ok(s, ts1, ts2, &m, &k)) return;
+  const uint32_t epb = 32 / ts2;
+  const bool basic = basic_req && k % 64 == 0 && m % 8 == 0;
+  uint32_t base = ws / 4 / ascendc_sim::hl::flashv2_row_floats(ts1, ts2, k, basic);
+  if (basic) {
+    base = std::min(base, m);
+    if (base > 8) {  // the basic-block adjustment: a divisor of M in steps of 8, below 255 repeats
+      base = base / 8 * 8;
+      while (m % base != 0) base -= 8;
+      while (uint64_t(base) * k >= 64u * 256u) base /= 2;
+    }
+  }
+  const uint32_t tile = out_brc && ts1 == 2 ? 16 : 8;
+  base = std::min(base, m);
+  if (base < m && base > tile) base = base / tile * tile;
+  t.srcM = m;
+  t.srcK = k;
+  t.srcSize = m * k;
+  t.outMaxM = m;
+  t.outMaxK = epb;
+  t.outMaxSize = m * epb;
+  t.reduceM = base;
+  t.reduceK = epb;
+  t.reduceSize = base * epb;
+  t.splitM = base;
+  t.splitK = k;
+  t.splitSize = base * k;
+  t.rangeM = base ? m / base : 0;
+  t.tailM = base ? m % base : 0;
+  t.tailSplitSize = t.tailM * k;
+  t.tailReduceSize = t.tailM * epb;
+}
+/// SoftmaxGrad: floats per row (half 2 epb + 3 K + 64; float epb + K + 64 with isFront, else
+/// 2 epb + K + 64), epb = 32 / dataTypeSize.
+template <class Tiling>
+inline void grad_fill(const ge::Shape& s, uint32_t ts, uint32_t ws, bool front, Tiling& t) {
+  uint32_t m = 0, k = 0;
+  if (!softmax_ok(s, ts, &m, &k)) return;
+  const uint32_t epb = 32 / ts;
+  uint32_t base = std::min(ws / 4 / ascendc_sim::hl::grad_row_floats(ts, k, front), m);
+  if (base < m && base > 8) base = base / 8 * 8;
+  if (base > 8 && m % 8 == 0 && k % 64 == 0) {  // basic blocks, as SoftMax
+    base = base / 8 * 8;
+    while (m % base != 0) base -= 8;
+    while (uint64_t(base) * k >= 64u * 256u) base /= 2;
+  }
+  t.srcM = m;
+  t.srcK = k;
+  t.srcSize = m * k;
+  t.outMaxM = m;
+  t.outMaxK = epb;
+  t.outMaxSize = m * epb;
+  t.splitM = base;
+  t.splitK = k;
+  t.splitSize = base * k;
+  t.reduceM = base;
+  t.reduceK = epb;
+  t.reduceSize = base * epb;
+  t.rangeM = base ? m / base : 0;
+  t.tailM = base ? m % base : 0;
+  t.tailSplitSize = t.tailM * k;
+  t.tailReduceSize = t.tailM * epb;
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+/// Largest temporary space SoftmaxFlashV2 can use (bytes): M rows (the basic-block form: M
+/// halved while M K >= 64 * 256, the 255-repeat limit).
+inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  (void)isFlashOutputBrc;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::flashv2_ok(srcShape, dataTypeSize1, dataTypeSize2, &m, &k)) return 0;
+  const bool basic = isBasicBlock && k % 64 == 0 && m % 8 == 0;
+  if (basic)
+    while (uint64_t(m) * k >= 64u * 256u) m /= 2;
+  return 4 * m * ascendc_sim::hl::flashv2_row_floats(dataTypeSize1, dataTypeSize2, k, basic);
+}
+/// Smallest temporary space SoftmaxFlashV2 works with (bytes): one row (8 rows in the
+/// basic-block form); with isFlashOutputBrc times min(32 / dataTypeSize1, M) rows (the
+/// basic-block form: that many rows instead of 8).
+inline uint32_t GetSoftMaxFlashV2MinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::flashv2_ok(srcShape, dataTypeSize1, dataTypeSize2, &m, &k)) return 0;
+  const bool basic = isBasicBlock && k % 64 == 0;
+  const uint32_t row = ascendc_sim::hl::flashv2_row_floats(dataTypeSize1, dataTypeSize2, k, basic);
+  uint32_t rows = basic ? 8 : 1;
+  if (isFlashOutputBrc) rows = std::min(32 / dataTypeSize1, m);
+  return 4 * rows * row;
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     optiling::SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  ascendc_sim::hl_host::flashv2_fill(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, isBasicBlock,
+                                     isFlashOutputBrc, softmaxFlashTiling);
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     ::SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  ascendc_sim::hl_host::flashv2_fill(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, isBasicBlock,
+                                     isFlashOutputBrc, softmaxFlashTiling);
+}
+
+// ---------------------------------------------------------------- SoftmaxGrad / SoftmaxGradFront
+/// Largest temporary space SoftmaxGrad (isFront: SoftmaxGradFront) can use (bytes): M rows.
+inline uint32_t GetSoftMaxGradMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * m * ascendc_sim::hl::grad_row_floats(dataTypeSize, k, isFront);
+}
+/// Smallest temporary space SoftmaxGrad works with (bytes): one row.
+inline uint32_t GetSoftMaxGradMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * ascendc_sim::hl::grad_row_floats(dataTypeSize, k, isFront);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize, optiling::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  ascendc_sim::hl_host::grad_fill(srcShape, dataTypeSize, localWorkSpaceSize, isFront, softmaxGradTiling);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize, ::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  ascendc_sim::hl_host::grad_fill(srcShape, dataTypeSize, localWorkSpaceSize, isFront, softmaxGradTiling);
+}
+/// Whether a SoftMax-family tiling is a "basic block" (vendor IsBasicBlockInSoftMax): no tail
+/// rows and 256 / dataTypeSize <= K < 2048 with K % 64 == 0.
+inline bool IsBasicBlockInSoftMax(const optiling::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+  if (dataTypeSize == 0) return false;
+  const uint32_t k = tiling.get_srcK();
+  return tiling.get_tailM() == 0 && k >= 256 / dataTypeSize && k < 2048 && k % 64 == 0;
+}
+inline bool IsBasicBlockInSoftMax(const ::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+  if (dataTypeSize == 0) return false;
+  return tiling.tailM == 0 && tiling.srcK >= 256 / dataTypeSize && tiling.srcK < 2048 && tiling.srcK % 64 == 0;
+}
+}  // namespace AscendC
+
+namespace AscendC {
 // ---------------------------------------------------------------- Sum
 /// Temporary space of the high-level Sum for rows of n elements (vendor page
 /// "GetSumMaxMinTmpSize", atlasascendc_api_07_0827, and its Atlas A2 host source): the
@@ -471,4 +642,11 @@ using AscendC::GetSumMaxMinTmpSize;
 using AscendC::GetCumSumMaxMinTmpSize;
 using AscendC::GetBroadCastMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
+using AscendC::GetSoftMaxFlashV2MaxTmpSize;
+using AscendC::GetSoftMaxFlashV2MinTmpSize;
+using AscendC::SoftMaxFlashV2TilingFunc;
+using AscendC::GetSoftMaxGradMaxTmpSize;
+using AscendC::GetSoftMaxGradMinTmpSize;
+using AscendC::SoftMaxGradTilingFunc;
+using AscendC::IsBasicBlockInSoftMax;
 }  // namespace optiling
