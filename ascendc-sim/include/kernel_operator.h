@@ -34,6 +34,7 @@
 #include "ascendc_sim/hl_quant.h"       // AscendQuant, AscendDequant (+ AscendQuantConfig, DequantParams)
 #include "ascendc_sim/hl_cumsum.h"      // CumSum (+ CumSumConfig, CumSumInfo)
 #include "ascendc_sim/hl_broadcast.h"   // Broadcast / BroadCast
+#include "ascendc_sim/hl_pad.h"         // Pad, UnPad (+ PadParams, UnPadParams)
 #include "ascendc_sim/tiling.h"         // GET_TILING_DATA, TILING_KEY_IS, KERNEL_TASK_TYPE_DEFAULT
 #include "ascendc_sim/kernel_launch.h"  // ACLRT_LAUNCH_KERNEL, ASCENDC_SIM_LAUNCH
 #include "ascendc_sim/debug.h"          // assert, ascendc_assert, ASSERT, ASCENDC_ASSERT, KERNEL_LOG (last: replaces assert)

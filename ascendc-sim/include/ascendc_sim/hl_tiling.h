@@ -47,6 +47,53 @@ struct LogSoftMaxTiling {
   ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
 };
 
+/// Pad's kernel tiling struct (vendor pad_tilingdata.h, page "Pad Tiling"
+/// atlasascendc_api_07_0850): 26 uint32_t fields in this order.
+#define ASCENDC_SIM_PAD_TILING_FIELDS(F) \
+  F(srcHeight) \
+  F(srcWidth) \
+  F(srcOriWidth) \
+  F(widthWithoutLastBlock) \
+  F(blocksPerRow) \
+  F(heightTiling) \
+  F(heightFractal) \
+  F(heightFractalTail) \
+  F(mainLoopOffset) \
+  F(tailBlockOffset) \
+  F(tmpBuffer1BlockNum) \
+  F(tmpBuffer1RowNum) \
+  F(tmpBuffer2Offset) \
+  F(widthTiling) \
+  F(widthFractal) \
+  F(widthFractalTail) \
+  F(widthFractalTailAlingned) \
+  F(brcbTiling) \
+  F(brcbFractal) \
+  F(brcbFractalTail) \
+  F(maxRepeatTimes) \
+  F(brcbTilingRepeatTimes) \
+  F(brcbTilingRepeatTimesTail) \
+  F(brcbFractalTailRepeatTimes) \
+  F(brcbFractalTailRepeatTimesTail) \
+  F(reserved)
+/// UnPad's kernel tiling struct: 8 uint32_t fields in this order (same source).
+#define ASCENDC_SIM_UNPAD_TILING_FIELDS(F) \
+  F(srcHeight) \
+  F(srcWidth) \
+  F(tmpBuffer1BlockNum) \
+  F(tmpBuffer1RowNum) \
+  F(tmpBuffer2Offset) \
+  F(widthTiling) \
+  F(widthFractal) \
+  F(widthFractalTail)
+
+struct PadTiling {
+  ASCENDC_SIM_PAD_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
+};
+struct UnPadTiling {
+  ASCENDC_SIM_UNPAD_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
+};
+
 struct RmsNormTiling {
   uint32_t bLength = 0;
   uint32_t sLength = 0;
@@ -116,11 +163,15 @@ constexpr uint32_t grad_row_floats(uint32_t t_size, uint32_t k, bool front) {
 namespace AscendC {
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
+using ::PadTiling;
+using ::UnPadTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 namespace tiling {
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
+using ::PadTiling;
+using ::UnPadTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 }  // namespace tiling

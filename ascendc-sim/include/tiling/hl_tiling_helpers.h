@@ -56,6 +56,13 @@ BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
 ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
 END_TILING_DATA_DEF;
 
+BEGIN_TILING_DATA_DEF(PadTiling)
+ASCENDC_SIM_PAD_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(UnPadTiling)
+ASCENDC_SIM_UNPAD_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
+END_TILING_DATA_DEF;
+
 BEGIN_TILING_DATA_DEF(RmsNormTiling)
 TILING_DATA_FIELD_DEF(uint32_t, bLength);
 TILING_DATA_FIELD_DEF(uint32_t, sLength);
@@ -103,6 +110,8 @@ END_TILING_DATA_DEF;
 
 static_assert(sizeof(optiling::SoftMaxTiling) == sizeof(::SoftMaxTiling), "SoftMaxTiling layout");
 static_assert(sizeof(optiling::LogSoftMaxTiling) == sizeof(::LogSoftMaxTiling), "LogSoftMaxTiling layout");
+static_assert(sizeof(optiling::PadTiling) == sizeof(::PadTiling), "PadTiling layout");
+static_assert(sizeof(optiling::UnPadTiling) == sizeof(::UnPadTiling), "UnPadTiling layout");
 static_assert(sizeof(optiling::RmsNormTiling) == sizeof(::RmsNormTiling), "RmsNormTiling layout");
 static_assert(sizeof(optiling::LayerNormTiling) == sizeof(::LayerNormTiling), "LayerNormTiling layout");
 
@@ -569,6 +578,122 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& a
   }
 }
 
+}  // namespace AscendC
+
+// ---------------------------------------------------------------- Pad / UnPad
+// The vendor's host source pad_tiling_impl.cpp (facts only; written anew). Shapes are 2-D
+// [height, width], typeSize 2 or 4; other arguments leave the outputs 0 / the tiling zeroed
+// (the vendor logs). The arithmetic is uint32_t as there (e.g. widthWithoutLastBlock wraps for
+// a width below one block: it is only used for aligned widths).
+namespace ascendc_sim::hl_host {
+inline bool hw(const ge::Shape& s, uint32_t ts, uint32_t* h, uint32_t* w) {
+  if (s.GetDimNum() != 2 || (ts != 2 && ts != 4) || s.GetDim(0) <= 0 || s.GetDim(1) <= 0) return false;
+  *h = uint32_t(s.GetDim(0));
+  *w = uint32_t(s.GetDim(1));
+  return true;
+}
+/// 16 (the TransDataTo5HD address list) blocks of 32 bytes, twice: min = 1024 bytes; max =
+/// the elements rounded up to 16, times 32 bytes, twice.
+inline void pad_sizes(uint32_t h, uint32_t w, uint32_t& maxValue, uint32_t& minValue) {
+  maxValue = ((h * w - 1) / 16 + 1) * 16 * 32 * 2;
+  minValue = 16 * 32 * 2;
+}
+template <class Tiling>
+inline void pad_fill(const ge::Shape& src, const ge::Shape& ori, uint32_t ws, uint32_t ts, Tiling& t) {
+  uint32_t h = 0, w = 0, oh = 0, ow = 0;
+  if (!hw(src, ts, &h, &w) || !hw(ori, ts, &oh, &ow) || uint64_t(oh) * ow > uint64_t(h) * w) return;
+  const uint32_t epb = 32 / ts;
+  t.srcHeight = h;
+  t.srcWidth = w;
+  t.srcOriWidth = ow;
+  t.widthWithoutLastBlock = w - epb;
+  t.blocksPerRow = w * ts / 32;
+  t.heightTiling = 255;
+  t.heightFractal = h / 255;
+  t.heightFractalTail = h % 255;
+  t.mainLoopOffset = 255 * w;
+  t.tailBlockOffset = t.heightFractal * 255 * w + t.widthWithoutLastBlock;
+  if (ws == 0) return;  // no temporary space: the aligned case only
+  const uint32_t base = 16 * 32 / ts;  // elements of one 16-block unit
+  const uint32_t blocks = ws / ts / base / 2;
+  if (blocks == 0) return;  // below the minimum (the vendor would divide by zero below)
+  t.tmpBuffer1BlockNum = blocks;
+  t.tmpBuffer1RowNum = 16 * blocks;
+  t.tmpBuffer2Offset = blocks * base;
+  const uint32_t wt = 16 * blocks;
+  t.widthTiling = wt;
+  t.widthFractal = w / wt;
+  t.widthFractalTail = w % wt;
+  t.widthFractalTailAlingned = ((t.widthFractalTail - 1) / epb + 1) * epb;
+  t.brcbTiling = wt;
+  t.brcbFractal = h * w / wt;
+  t.brcbFractalTail = h * w % wt;
+  t.maxRepeatTimes = 254;  // 255 * 8 elements are not 32-byte aligned
+  t.brcbTilingRepeatTimes = wt / 8 / 254;
+  t.brcbTilingRepeatTimesTail = wt / 8 % 254;
+  t.brcbFractalTailRepeatTimes = t.brcbFractalTail / 8 / 254;
+  t.brcbFractalTailRepeatTimesTail = t.brcbFractalTail / 8 % 254;
+}
+template <class Tiling>
+inline void unpad_fill(const ge::Shape& src, uint32_t ws, uint32_t ts, Tiling& t) {
+  uint32_t h = 0, w = 0;
+  if (!hw(src, ts, &h, &w)) return;
+  t.srcHeight = h;
+  t.srcWidth = w;
+  if (ws == 0) return;  // Atlas A2 needs none
+  const uint32_t base = 16 * 32 / ts;
+  const uint32_t blocks = ws / ts / base / 2;
+  if (blocks == 0) return;
+  t.tmpBuffer1BlockNum = blocks;
+  t.tmpBuffer1RowNum = 16 * blocks;
+  t.tmpBuffer2Offset = blocks * base;
+  const uint32_t wt = 16 * blocks;
+  t.widthTiling = wt;
+  t.widthFractal = w / wt;
+  t.widthFractalTail = w % wt;
+  if (t.widthFractalTail != 0) {
+    t.widthFractal += 1;
+  } else {
+    t.widthFractalTail = wt;
+  }
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+/// Pad's temporary space (bytes; vendor page "Pad Tiling").
+inline void GetPadMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                uint32_t& minValue) {
+  uint32_t h = 0, w = 0;
+  maxValue = minValue = 0;
+  if (!ascendc_sim::hl_host::hw(srcShape, typeSize, &h, &w)) return;
+  ascendc_sim::hl_host::pad_sizes(h, w, maxValue, minValue);
+}
+inline void PadTilingFunc(const ge::Shape srcShape, const ge::Shape oriSrcShape, const uint32_t stackBufferSize,
+                          const uint32_t typeSize, optiling::PadTiling& tiling) {
+  ascendc_sim::hl_host::pad_fill(srcShape, oriSrcShape, stackBufferSize, typeSize, tiling);
+}
+inline void PadTilingFunc(const ge::Shape srcShape, const ge::Shape oriSrcShape, const uint32_t stackBufferSize,
+                          const uint32_t typeSize, ::PadTiling& tiling) {
+  ascendc_sim::hl_host::pad_fill(srcShape, oriSrcShape, stackBufferSize, typeSize, tiling);
+}
+/// UnPad's temporary space: 0 on Atlas A2 (Ascend910B); elsewhere Pad's formula.
+inline void GetUnPadMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform, const ge::Shape& srcShape,
+                                  const uint32_t typeSize, uint32_t& maxValue, uint32_t& minValue) {
+  uint32_t h = 0, w = 0;
+  maxValue = minValue = 0;
+  if (!ascendc_sim::hl_host::hw(srcShape, typeSize, &h, &w)) return;
+  if (ascendcPlatform.GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B) return;
+  ascendc_sim::hl_host::pad_sizes(h, w, maxValue, minValue);
+}
+inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                            optiling::UnPadTiling& tiling) {
+  ascendc_sim::hl_host::unpad_fill(srcShape, stackBufferSize, typeSize, tiling);
+}
+inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                            ::UnPadTiling& tiling) {
+  ascendc_sim::hl_host::unpad_fill(srcShape, stackBufferSize, typeSize, tiling);
+}
+
 // ---------------------------------------------------------------- RmsNorm
 inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
                                     uint32_t& minValue, const bool isBasicBlock = false) {
@@ -649,4 +774,8 @@ using AscendC::GetSoftMaxGradMaxTmpSize;
 using AscendC::GetSoftMaxGradMinTmpSize;
 using AscendC::SoftMaxGradTilingFunc;
 using AscendC::IsBasicBlockInSoftMax;
+using AscendC::GetPadMaxMinTmpSize;
+using AscendC::PadTilingFunc;
+using AscendC::GetUnPadMaxMinTmpSize;
+using AscendC::UnPadTilingFunc;
 }  // namespace optiling
