@@ -242,6 +242,80 @@ __aicore__ void flash_sum_too_small(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {
   SoftmaxFlashV2<float>(dst, sum, mx, src, em, sum, mx, tiling, {8, 64, 8, 64});  // expect: ub_out_of_range
 }
 
+// ---------------------------------------------------------------- cost: the update vs by hand
+// One SoftmaxFlashV2 update of a [m, 64] float block with inMax = 0.5 and inSum = 2 in every
+// lane, and the same update written with row-batched basic instructions (WholeReduceMax, Brcb,
+// Max, Sub, Exp, WholeReduceSum, Mul, Add): the API must not model cheaper.
+// y = [dst (m x 64) | expMax (m x 8) | sum (m x 8) | max (m x 8)].
+struct UpdateTiling {
+  uint32_t m, tmpBytes;
+  SoftMaxTiling fl;
+};
+template <bool kByHand>
+__aicore__ void flash_update_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(UpdateTiling, td, tiling);
+  const uint32_t m = td.m, n = m * 64, nb = m * 8;
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> inQ;
+  TQue<TPosition::VECOUT, 1> outQ;
+  TBuf<TPosition::VECCALC> sumB, maxB, emB, tmpB, redB, brcB, brc2B, tB;
+  pipe.InitBuffer(inQ, 1, n * 4);
+  pipe.InitBuffer(outQ, 1, n * 4);
+  pipe.InitBuffer(sumB, nb * 4);
+  pipe.InitBuffer(maxB, nb * 4);
+  pipe.InitBuffer(emB, nb * 4);
+  pipe.InitBuffer(tmpB, td.tmpBytes);
+  pipe.InitBuffer(redB, m * 4 < 32 ? 32 : m * 4);
+  pipe.InitBuffer(brcB, nb * 4);
+  pipe.InitBuffer(brc2B, nb * 4);
+  pipe.InitBuffer(tB, nb * 4);
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  LocalTensor<float> in = inQ.AllocTensor<float>();
+  DataCopy(in, xg, n);
+  inQ.EnQue(in);
+  in = inQ.DeQue<float>();
+  LocalTensor<float> out = outQ.AllocTensor<float>();
+  LocalTensor<float> sum = sumB.Get<float>(), mx = maxB.Get<float>(), em = emB.Get<float>();
+  Duplicate(mx, 0.5f, nb);
+  Duplicate(sum, 2.0f, nb);
+  if constexpr (kByHand) {
+    LocalTensor<float> r = redB.Get<float>(), bc = brcB.Get<float>(), bc2 = brc2B.Get<float>(), t = tB.Get<float>();
+    const uint8_t rows = uint8_t(m);
+    WholeReduceMax(r, in, 64, rows, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+    Brcb(bc, r, uint8_t((m + 7) / 8), {1, 8});
+    Max(bc, bc, mx, nb);          // the new max
+    Sub(t, mx, bc, nb);           // inMax - max
+    Exp(em, t, nb);               // expMax
+    Sub(out, in, bc, 64, rows, {1, 1, 0, 8, 8, 1});
+    Exp(out, out, n);
+    WholeReduceSum(r, out, 64, rows, 1, 1, 8);
+    Brcb(bc2, r, uint8_t((m + 7) / 8), {1, 8});
+    Mul(t, em, sum, nb);  // expMax * inSum
+    Add(sum, t, bc2, nb);
+    Adds(mx, bc, 0.0f, nb);
+  } else {
+    SoftmaxFlashV2<float, true>(out, sum, mx, in, em, sum, mx, tmpB.Get<uint8_t>(), td.fl, {m, 64, m, 64});
+  }
+  outQ.EnQue(out);
+  inQ.FreeTensor(in);
+  out = outQ.DeQue<float>();
+  DataCopy(yg, out, n);
+  outQ.FreeTensor(out);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+  DataCopy(yg[n], em, nb);
+  DataCopy(yg[n + nb], sum, nb);
+  DataCopy(yg[n + 2 * nb], mx, nb);
+}
+__aicore__ void flash_update_hl_cost_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  flash_update_kernel<false>(x, y, w, t);
+}
+__aicore__ void flash_update_by_hand_ok(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR t) {
+  flash_update_kernel<true>(x, y, w, t);
+}
+
 // ---------------------------------------------------------------- SoftmaxGrad / SoftmaxGradFront
 struct GradTiling {
   uint32_t m, k, oriK;
@@ -388,7 +462,7 @@ double get(const uint8_t* base, uint64_t i) {
 }
 bool close(double a, double ref, double tol) { return std::fabs(a - ref) <= tol * std::max(1.0, std::fabs(ref)); }
 
-enum class Api { Flash, Grad, GradFront, None };
+enum class Api { Flash, Grad, GradFront, Update, None };
 
 struct Case {
   const char* name;
@@ -416,6 +490,9 @@ const Case kCases[] = {
     {"flash_f32_framework_ok", flash_f32_framework_ok, Api::Flash, 4, 4, 8, 32, 4, 0},
     // isBasicBlock: [16, 64] blocks, tiling and minimum of the basic-block form.
     {"flash_f32_basic_ok", flash_f32_basic_ok, Api::Flash, 4, 4, 16, 64, 2, 1, true},
+    // One update of [32, 64] by the API (the maximum temporary space) and by hand.
+    {"flash_update_hl_cost_ok", flash_update_hl_cost_ok, Api::Update, 4, 4, 32, 64, 1, 999},
+    {"flash_update_by_hand_ok", flash_update_by_hand_ok, Api::Update, 4, 4, 32, 64, 1, 999},
     {"flash_tmp_too_small", flash_tmp_too_small, Api::None, 4, 4, 0, 0, 0, 0},
     {"flash_misaligned_k", flash_misaligned_k, Api::None, 4, 4, 0, 0, 0, 0},
     {"flash_no_tiling", flash_no_tiling, Api::None, 4, 4, 0, 0, 0, 0},
@@ -508,6 +585,35 @@ bool check_flash(const Case& c, const uint8_t* x, const uint8_t* y) {
   return true;
 }
 
+void setup_update(const Case& c, uint8_t* x, uint8_t* tiling) {
+  UpdateTiling t{};
+  t.m = c.m;
+  for (uint32_t i = 0; i < c.m * 64; i++) put<float>(x, i, xv(i) * 0.25);  // some rows below inMax = 0.5
+  ge::Shape s({int64_t(c.m), 64});
+  t.tmpBytes = GetSoftMaxFlashV2MaxTmpSize(s, 4, 4, true);
+  SoftMaxFlashV2TilingFunc(s, 4, 4, t.tmpBytes, t.fl, true);
+  std::memcpy(tiling, &t, sizeof t);
+}
+bool check_update(const Case& c, const uint8_t* x, const uint8_t* y) {
+  const uint32_t m = c.m, n = m * 64, nb = m * 8;
+  for (uint32_t r = 0; r < m; r++) {
+    double mx = 0.5, rs = 0;
+    for (uint32_t j = 0; j < 64; j++) mx = std::max(mx, get<float>(x, uint64_t(r) * 64 + j));
+    const double em = std::exp(0.5 - mx);
+    for (uint32_t j = 0; j < 64; j++) {
+      const double e = std::exp(get<float>(x, uint64_t(r) * 64 + j) - mx);
+      rs += e;
+      if (!close(get<float>(y, uint64_t(r) * 64 + j), e, 2e-6)) return false;
+    }
+    for (uint32_t l = 0; l < 8; l++) {
+      if (!close(get<float>(y, n + uint64_t(r) * 8 + l), em, 2e-6)) return false;
+      if (!close(get<float>(y, n + nb + uint64_t(r) * 8 + l), em * 2 + rs, 2e-6)) return false;
+      if (get<float>(y, n + 2 * nb + uint64_t(r) * 8 + l) != mx) return false;
+    }
+  }
+  return true;
+}
+
 void setup_grad(const Case& c, uint8_t* x, uint8_t* w, uint8_t* tiling) {
   GradTiling t{};
   t.m = c.m;
@@ -560,7 +666,9 @@ bool check_grad(const Case& c, const uint8_t* x, const uint8_t* w, const uint8_t
 const char* check(const Case& c, const uint8_t* x, const uint8_t* w, const uint8_t* y) {
   if (std::strstr(c.name, "_ok") == nullptr) return "null";
   bool ok = false;
-  if (c.api == Api::Flash) {
+  if (c.api == Api::Update) {
+    ok = check_update(c, x, y);
+  } else if (c.api == Api::Flash) {
     if (c.esize == 4) ok = check_flash<float, float>(c, x, y);
     else if (c.sum_esize == 2) ok = check_flash<half, half>(c, x, y);
     else ok = check_flash<half, float>(c, x, y);
@@ -625,6 +733,7 @@ int main(int argc, char** argv) {
     std::memset(w, 0, kBytes);
     std::memset(tiling, 0, 4096);
     if (c.api == Api::Flash) setup_flash(c, x, tiling);
+    if (c.api == Api::Update) setup_update(c, x, tiling);
     if (c.api == Api::Grad || c.api == Api::GradFront) setup_grad(c, x, w, tiling);
     ascendc_sim::LaunchResult r = ascendc_sim::run_kernel_fn(c.fn, c.name, 1, x, y, w, tiling);
     std::printf("{\"name\":\"%s\",\"values_ok\":%s,\"result\":%s}\n", c.name, check(c, x, w, y),

@@ -128,6 +128,26 @@ fn a_smaller_temporary_buffer_is_not_modelled_faster() {
     assert!(a > b, "minimum {a} us vs maximum {b} us");
 }
 
+fn busy(name: &str) -> f64 {
+    result(name)["report"]["pipe_busy_us"]["V"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{name}: no vector busy time"))
+}
+
+/// One SoftmaxFlashV2 update charges at least the vector work of the same update written by
+/// hand with row-batched basic instructions, and the update costs more than no update on
+/// the same blocks; SoftmaxGrad (Mul, ReduceSum, broadcast, Sub, Mul) more than its front.
+#[test]
+fn not_cheaper_than_by_hand() {
+    let hl = busy("flash_update_hl_cost_ok");
+    let hand = busy("flash_update_by_hand_ok");
+    assert!(hl >= hand, "SoftmaxFlashV2 V busy {hl} us < by hand {hand} us");
+    let instrs = |n: &str| result(n)["report"]["vector_instrs"].as_u64().unwrap();
+    assert!(instrs("flash_update_hl_cost_ok") >= instrs("flash_update_by_hand_ok"));
+    let (grad, front) = (busy("grad_f32_framework_ok"), busy("gradfront_f32_framework_ok"));
+    assert!(grad > front, "SoftmaxGrad {grad} us vs SoftmaxGradFront {front} us");
+}
+
 /// The helpers' sizes and tilings, worked out by hand from the Atlas A2 rules (see
 /// tiling/hl_tiling_helpers.h and ascendc_sim/hl_softmax_ext.h).
 #[test]

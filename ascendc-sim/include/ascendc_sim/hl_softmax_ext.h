@@ -47,10 +47,11 @@
 //
 // Cost per pass of splitM rows (float lanes), the steps of the implementation: half data adds
 // a Cast in and out; ReduceMax (fold + WholeReduce + Brcb); with isUpdate a Max, Sub and Exp on
-// the [R, epb] blocks; Sub and Exp over the rows; ReduceSum (fold + WholeReduce + Brcb); with
-// isUpdate a Mul and Add on the blocks. SoftmaxGrad: Mul, ReduceSum (+ Brcb), then (not
-// isFront) the [R, K] broadcast of the sum, Sub and Mul; half adds Casts of both inputs and
-// of the output.
+// the [R, epb] blocks; Sub and Exp over the rows; ReduceSum (fold + WholeReduce + Brcb); the
+// copy of the max blocks to maxTensor; with isUpdate a Mul and Add on the blocks. SoftmaxGrad:
+// Mul, ReduceSum (+ Brcb), then (not isFront) the [R, K] broadcast of the sum, Sub and Mul;
+// half adds Casts of both inputs and of the output. Each step is its own instruction (no
+// merging of two steps into one instruction of twice the repeats).
 //
 // Not supported (static_assert): isDataFormatNZ = true, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC.
 // SoftmaxConfig's oriSrcM / oriSrcK and isReuseSource change nothing here (the shape comes
@@ -160,18 +161,29 @@ inline void flashv2_run(bool update, bool basic_tpl, const AscendC::LocalTensor<
     const uint64_t body = R * ceil_div(s.k, 64), blk = ceil_div(R * (32 / sizeof(U)), 64);
     charge_scalar(c, 32);
     if (sizeof(T) == 2) charge(c, VecClass::Cast, body);
-    if (update && sizeof(U) == 2) charge(c, VecClass::Cast, 2 * blk);  // inMax, inSum up to float
+    if (update && sizeof(U) == 2) {  // inMax, inSum up to float
+      charge(c, VecClass::Cast, blk);
+      charge(c, VecClass::Cast, blk);
+    }
     charge_row_reduce(c, R, s.k, true);                                 // ReduceMax
     if (update) {
-      charge(c, VecClass::Simple, 2 * blk);  // Max with inMax, inMax - max
+      charge(c, VecClass::Simple, blk);  // Max with inMax
+      charge(c, VecClass::Simple, blk);  // inMax - max
       charge(c, VecClass::Transcend, blk);   // expMax
     }
     charge(c, VecClass::Simple, body);     // x - max
     charge(c, VecClass::Transcend, body);  // Exp
     if (sizeof(T) == 2) charge(c, VecClass::Cast, body);
     charge_row_reduce(c, R, s.k, true);  // ReduceSum
-    if (update) charge(c, VecClass::Simple, 2 * blk);  // expMax * inSum + rowsum
-    if (sizeof(U) == 2) charge(c, VecClass::Cast, 2 * blk);  // sum, max down to half
+    charge(c, VecClass::Copy, blk);  // the max blocks to maxTensor
+    if (update) {
+      charge(c, VecClass::Simple, blk);  // expMax * inSum
+      charge(c, VecClass::Simple, blk);  // + rowsum
+    }
+    if (sizeof(U) == 2) {  // sum, max down to half
+      charge(c, VecClass::Cast, blk);
+      charge(c, VecClass::Cast, blk);
+    }
     if (update && sizeof(T) == 2) charge(c, VecClass::Cast, ceil_div(R * 16, 64));  // expMax down to half
   }
 }
@@ -230,7 +242,10 @@ inline void grad_run(const char* api, bool front_out, const AscendC::LocalTensor
     const uint64_t R = std::min<uint32_t>(rows, s.m - r0);
     const uint64_t body = R * ceil_div(s.k, 64);
     charge_scalar(c, 32);
-    if (sizeof(T) == 2) charge(c, VecClass::Cast, 2 * body);  // grad, src up to float
+    if (sizeof(T) == 2) {  // grad, src up to float
+      charge(c, VecClass::Cast, body);
+      charge(c, VecClass::Cast, body);
+    }
     charge(c, VecClass::Simple, body);                         // grad * src
     charge_row_reduce(c, R, s.k, true);                        // ReduceSum + Brcb
     if (front_out) {
@@ -238,7 +253,8 @@ inline void grad_run(const char* api, bool front_out, const AscendC::LocalTensor
       continue;
     }
     charge(c, VecClass::Copy, body);       // the [R, epb] sums broadcast to [R, K]
-    charge(c, VecClass::Simple, 2 * body);  // grad - sum, * src
+    charge(c, VecClass::Simple, body);  // grad - sum
+    charge(c, VecClass::Simple, body);  // * src
     if (sizeof(T) == 2) charge(c, VecClass::Cast, body);
   }
 }
