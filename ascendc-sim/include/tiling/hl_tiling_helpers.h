@@ -1,5 +1,5 @@
-// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax, RmsNorm,
-// LayerNorm, Sum, CumSum and Broadcast APIs (included by tiling/tiling_api.h; also reachable as
+// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax (and LogSoftMax,
+// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
 // tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
 // tiling/normalization/layernorm_tiling.h).
 //
