@@ -138,6 +138,37 @@ struct LayerNormTiling {
   float lastDimValueBack = 0;
 };
 
+/// DeepNorm's kernel tiling struct: the same fields in the same order as LayerNormTiling
+/// (vendor deepnorm_tilingdata.h, page "DeepNorm Tiling"), a type of its own.
+struct DeepNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t inputXSize = 0;
+  uint32_t meanVarSize = 0;
+  uint32_t numberOfTmpBuf = 0;
+  uint32_t meanTmpTensorPos = 0;
+  uint32_t meanTmpTensorSize = 0;
+  uint32_t varianceTmpTensorPos = 0;
+  uint32_t varianceTmpTensorSize = 0;
+  uint32_t tmpBufSize = 0;
+  uint32_t oneTmpSize = 0;
+  uint32_t firstTmpStartPos = 0;
+  uint32_t secondTmpStartPos = 0;
+  uint32_t thirdTmpStartPos = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputRoundSize = 0;
+  uint32_t inputTailSize = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t meanVarRoundSize = 0;
+  uint32_t meanVarTailSize = 0;
+  uint32_t meanVarTailPos = 0;
+  uint32_t bshCurLength = 0;
+  uint32_t bsCurLength = 0;
+  float lastDimValueBack = 0;
+};
+
 namespace ascendc_sim::hl {
 // The per-row temporary space (float elements) of SoftmaxFlashV2 and SoftmaxGrad on Atlas A2,
 // shared by the kernel APIs (hl_softmax_ext.h) and the host helpers (tiling/hl_tiling_helpers.h);
@@ -161,6 +192,7 @@ constexpr uint32_t grad_row_floats(uint32_t t_size, uint32_t k, bool front) {
 }  // namespace ascendc_sim::hl
 
 namespace AscendC {
+using ::DeepNormTiling;
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
 using ::PadTiling;
@@ -168,6 +200,7 @@ using ::UnPadTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 namespace tiling {
+using ::DeepNormTiling;
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
 using ::PadTiling;

@@ -1,5 +1,5 @@
 // tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax (and LogSoftMax,
-// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
+// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, DeepNorm, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
 // tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
 // tiling/normalization/layernorm_tiling.h).
 //
@@ -106,6 +106,35 @@ TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
 TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
 TILING_DATA_FIELD_DEF(float, lastDimValueBack);
 END_TILING_DATA_DEF;
+// DeepNorm's tiling class: LayerNormTiling's fields (vendor deepnorm_tilingdata.h).
+BEGIN_TILING_DATA_DEF(DeepNormTiling)
+TILING_DATA_FIELD_DEF(uint32_t, bLength);
+TILING_DATA_FIELD_DEF(uint32_t, sLength);
+TILING_DATA_FIELD_DEF(uint32_t, hLength);
+TILING_DATA_FIELD_DEF(uint32_t, originalHLength);
+TILING_DATA_FIELD_DEF(uint32_t, inputXSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarSize);
+TILING_DATA_FIELD_DEF(uint32_t, numberOfTmpBuf);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, tmpBufSize);
+TILING_DATA_FIELD_DEF(uint32_t, oneTmpSize);
+TILING_DATA_FIELD_DEF(uint32_t, firstTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, secondTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, thirdTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, loopRound);
+TILING_DATA_FIELD_DEF(uint32_t, inputRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
+TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
+TILING_DATA_FIELD_DEF(float, lastDimValueBack);
+END_TILING_DATA_DEF;
 }  // namespace optiling
 
 static_assert(sizeof(optiling::SoftMaxTiling) == sizeof(::SoftMaxTiling), "SoftMaxTiling layout");
@@ -113,6 +142,7 @@ static_assert(sizeof(optiling::LogSoftMaxTiling) == sizeof(::LogSoftMaxTiling), 
 static_assert(sizeof(optiling::PadTiling) == sizeof(::PadTiling), "PadTiling layout");
 static_assert(sizeof(optiling::UnPadTiling) == sizeof(::UnPadTiling), "UnPadTiling layout");
 static_assert(sizeof(optiling::RmsNormTiling) == sizeof(::RmsNormTiling), "RmsNormTiling layout");
+static_assert(sizeof(optiling::DeepNormTiling) == sizeof(::DeepNormTiling), "DeepNormTiling layout");
 static_assert(sizeof(optiling::LayerNormTiling) == sizeof(::LayerNormTiling), "LayerNormTiling layout");
 
 namespace ascendc_sim::hl_host {
@@ -751,6 +781,89 @@ inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t 
 }
 }  // namespace AscendC
 
+namespace ascendc_sim::hl_host {
+/// DeepNorm [B, S, H] (vendor deepnorm_tiling_impl.cpp; facts only): the sizes are LayerNorm's
+/// (n = 2 buffers for float with isReuseSource, else 3; min n align32(4 H) + 2 align32(4 B S),
+/// max n align32(4 B S H) + 2 align32(4 B S)); false for a shape that is not 3-D with positive
+/// dimensions, a type size other than 2 or 4, or isBasicBlock without H % 64 == 0 and
+/// B S % 8 == 0.
+inline bool dn_sizes(const ge::Shape& s, uint32_t ts, bool reuse, bool basic, uint32_t& mx, uint32_t& mn) {
+  uint32_t b = 0, sl = 0, h = 0;
+  if ((ts != 2 && ts != 4) || !bsh(s, &b, &sl, &h)) return false;
+  if (basic && !(h % 64 == 0 && uint64_t(b) * sl % 8 == 0)) return false;
+  const uint32_t n = ln_bufs(ts, reuse);
+  const uint32_t bs = align_up(uint64_t(b) * sl * 4, 32);
+  mx = n * align_up(uint64_t(b) * sl * h * 4, 32) + 2 * bs;
+  mn = n * align_up(uint64_t(h) * 4, 32) + 2 * bs;
+  return true;
+}
+/// GetDeepNormTilingInfo: false for the checks of the vendor's helper (B and S of the two
+/// shapes differ, H not 32-byte aligned, originalH outside (0, H], isBasicBlock with
+/// originalH != H, H above 255 * 8, a buffer below the minimum or no room for one row);
+/// otherwise LayerNorm's fields, oneTmpSize rounded down to 8 rows with isBasicBlock.
+template <class Tiling>
+inline bool dn_fill(const ge::Shape& src, const ge::Shape& ori, uint32_t ws, uint32_t ts, bool reuse, bool basic,
+                    Tiling& t) {
+  uint32_t mx = 0, mn = 0, b = 0, s = 0, h = 0, ob = 0, os = 0, oh = 0;
+  if (!dn_sizes(src, ts, reuse, basic, mx, mn) || ws < mn) return false;
+  if (!bsh(src, &b, &s, &h) || !bsh(ori, &ob, &os, &oh)) return false;
+  if (b != ob || s != os || uint64_t(h) * ts % 32 != 0 || oh == 0 || oh > h || (basic && oh != h) || h > 255 * 8)
+    return false;
+  const uint32_t total = b * s * h, mv = b * s, n = ln_bufs(ts, reuse);
+  const uint32_t mv_floats = align_up(mv, 8), mv_total = ts == 4 ? 0 : 2 * mv_floats, floats = ws / 4;
+  uint32_t one = (floats - mv_total) / n / h * h;
+  one = std::min(one, total);
+  if (basic && one / (8 * h) > 0) one = one / (8 * h) * (8 * h);
+  if (one == 0) return false;
+  t.bLength = b;
+  t.sLength = s;
+  t.hLength = h;
+  t.originalHLength = oh;
+  t.inputXSize = total;
+  t.meanVarSize = mv;
+  t.numberOfTmpBuf = n;
+  t.meanTmpTensorPos = 0;
+  t.meanTmpTensorSize = mv_floats;
+  t.varianceTmpTensorPos = mv_floats;
+  t.varianceTmpTensorSize = mv_floats;
+  t.tmpBufSize = floats;
+  t.oneTmpSize = one;
+  t.firstTmpStartPos = mv_total;
+  t.secondTmpStartPos = mv_total + one;
+  t.thirdTmpStartPos = mv_total + 2 * one;
+  t.loopRound = total / one;
+  t.inputRoundSize = one;
+  t.inputTailSize = total % one;
+  t.inputTailPos = total - t.inputTailSize;
+  t.meanVarRoundSize = one / h;
+  t.meanVarTailSize = t.inputTailSize / h;
+  t.meanVarTailPos = mv - t.meanVarTailSize;
+  t.bshCurLength = one;
+  t.bsCurLength = one / h;
+  t.lastDimValueBack = 1.0f / float(oh);
+  return true;
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+inline bool GetDeepNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                     const bool isBasicBlock, uint32_t& maxValue, uint32_t& minValue) {
+  return ascendc_sim::hl_host::dn_sizes(srcShape, typeSize, isReuseSource, isBasicBlock, maxValue, minValue);
+}
+inline bool GetDeepNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t typeSize, const bool isReuseSource,
+                                  const bool isBasicBlock, optiling::DeepNormTiling& tiling) {
+  return ascendc_sim::hl_host::dn_fill(srcShape, originSrcShape, stackBufferSize, typeSize, isReuseSource,
+                                       isBasicBlock, tiling);
+}
+inline bool GetDeepNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t typeSize, const bool isReuseSource,
+                                  const bool isBasicBlock, ::DeepNormTiling& tiling) {
+  return ascendc_sim::hl_host::dn_fill(srcShape, originSrcShape, stackBufferSize, typeSize, isReuseSource,
+                                       isBasicBlock, tiling);
+}
+}  // namespace AscendC
+
 // Host tiling functions are often called unqualified inside `namespace optiling`.
 namespace optiling {
 using AscendC::GetLayerNormMaxMinTmpSize;
@@ -775,6 +888,8 @@ using AscendC::GetSoftMaxGradMinTmpSize;
 using AscendC::SoftMaxGradTilingFunc;
 using AscendC::IsBasicBlockInSoftMax;
 using AscendC::GetPadMaxMinTmpSize;
+using AscendC::GetDeepNormMaxMinTmpSize;
+using AscendC::GetDeepNormTilingInfo;
 using AscendC::PadTilingFunc;
 using AscendC::GetUnPadMaxMinTmpSize;
 using AscendC::UnPadTilingFunc;
