@@ -125,7 +125,7 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
                           const AscendC::LocalTensor<T>& gamma, const AscendC::LocalTensor<T>& beta,
                           const AscendC::LocalTensor<uint8_t>* tmp, float eps, const ::LayerNormTiling& t,
                           const SrcLoc& loc, const AscendC::LocalTensor<T>* gx = nullptr, double alpha = 1.0,
-                          const char* api = "LayerNorm") {
+                          const char* api = "LayerNorm", bool per_row = false) {
   CoreContext& c = ctx(api);
   const uint32_t h = t.hLength, oh = t.originalHLength, rows = t.bLength * t.sLength;
   const bool deep = gx != nullptr;
@@ -210,15 +210,25 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
     }
     charge(c, VecClass::Simple, body);  // x / H
     charge_row_reduce(c, R, h, true);   // mean, broadcast
-    charge(c, VecClass::Simple, body);  // x - mean
+    if (per_row) {  // DeepNorm outside basic blocks: one Adds of -mean per row, after a V_S wait
+      charge_scalar(c, uint32_t(2 + R));
+      for (uint64_t r = 0; r < R; r++) charge(c, VecClass::Simple, ceil_div(h, 64));
+    } else {
+      charge(c, VecClass::Simple, body);  // x - mean
+    }
     charge(c, VecClass::Simple, body);  // square
     charge(c, VecClass::Simple, body);  // / H
     charge_row_reduce(c, R, h, false);  // variance
     charge(c, VecClass::Simple, small);     // + eps
     charge(c, VecClass::Transcend, small);  // sqrt
     charge(c, VecClass::Div, small);        // 1 / x
-    charge(c, VecClass::Brcb, ceil_div(R, 8));
-    charge(c, VecClass::Simple, body);  // * rstd
+    if (per_row) {  // one Muls by the row's rstd per row, after a V_S wait
+      charge_scalar(c, uint32_t(2 + R));
+      for (uint64_t r = 0; r < R; r++) charge(c, VecClass::Simple, ceil_div(h, 64));
+    } else {
+      charge(c, VecClass::Brcb, ceil_div(R, 8));
+      charge(c, VecClass::Simple, body);  // * rstd
+    }
     charge(c, VecClass::Simple, body);  // * gamma
     charge(c, VecClass::Simple, body);  // + beta
     if (sizeof(T) == 2) {
@@ -246,7 +256,7 @@ inline void deepnorm_run(bool basic, const AscendC::LocalTensor<T>& dst, const A
          {{"hLength", double(t.hLength)}, {"rows", double(rows)}});
   }
   layernorm_run<T>(dst, mean, rstd, src, gamma, beta, tmp, to_f32(epsilon), t, loc, &gx, double(to_f32(alpha)),
-                   "DeepNorm");
+                   "DeepNorm", !basic);
 }
 
 }  // namespace ascendc_sim::hl
@@ -297,7 +307,9 @@ inline void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& output
 /// gets the mean and rstdLocal, despite its name, the variance (the vendor's parameter
 /// description: "output localTensor for variance result"; its implementation stores the
 /// variance there). LayerNorm's shape rules, checks, temporary-space rule (DeepNormTiling has
-/// LayerNormTiling's fields) and cost, plus alpha * x + gx per pass. isBasicBlock asks for
+/// LayerNormTiling's fields) and cost, plus alpha * x + gx per pass; outside the basic-block
+/// form the Atlas A2 implementation subtracts the mean and scales by rstd with one instruction
+/// per row (the row's value read by the scalar unit after a V_S wait), charged so. isBasicBlock asks for
 /// hLength and originalHLength multiples of 64 and B * S a multiple of 8 (the implementation
 /// asserts it): otherwise `field_out_of_range`.
 template <typename T, bool isReuseSrc = false, bool isBasicBlock = false>
