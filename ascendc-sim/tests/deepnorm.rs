@@ -90,10 +90,7 @@ fn faulty_kernels_report_their_kind_at_their_line() {
         assert_eq!(d["severity"], "error", "{case}: {d}");
         assert_eq!(r["failed"], true, "{case}: {r}");
         let api = d["api"].as_str().unwrap();
-        assert!(
-            api == "DeepNorm",
-            "{case}: reported by {api}: {d}"
-        );
+        assert!(api == "DeepNorm", "{case}: reported by {api}: {d}");
     }
 }
 

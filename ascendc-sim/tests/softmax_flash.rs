@@ -141,11 +141,20 @@ fn busy(name: &str) -> f64 {
 fn not_cheaper_than_by_hand() {
     let hl = busy("flash_update_hl_cost_ok");
     let hand = busy("flash_update_by_hand_ok");
-    assert!(hl >= hand, "SoftmaxFlashV2 V busy {hl} us < by hand {hand} us");
+    assert!(
+        hl >= hand,
+        "SoftmaxFlashV2 V busy {hl} us < by hand {hand} us"
+    );
     let instrs = |n: &str| result(n)["report"]["vector_instrs"].as_u64().unwrap();
     assert!(instrs("flash_update_hl_cost_ok") >= instrs("flash_update_by_hand_ok"));
-    let (grad, front) = (busy("grad_f32_framework_ok"), busy("gradfront_f32_framework_ok"));
-    assert!(grad > front, "SoftmaxGrad {grad} us vs SoftmaxGradFront {front} us");
+    let (grad, front) = (
+        busy("grad_f32_framework_ok"),
+        busy("gradfront_f32_framework_ok"),
+    );
+    assert!(
+        grad > front,
+        "SoftmaxGrad {grad} us vs SoftmaxGradFront {front} us"
+    );
 }
 
 /// The helpers' sizes and tilings, worked out by hand from the Atlas A2 rules (see
