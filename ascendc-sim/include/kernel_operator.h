@@ -29,7 +29,8 @@
 #include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power, Swish, Silu, SwiGLU, GeGLU
 #include "ascendc_sim/hl_softmax.h"     // SoftMax, SimpleSoftMax (+ SoftMaxTiling)
 #include "ascendc_sim/hl_softmax_ext.h" // SoftmaxFlashV2, SoftmaxGrad, SoftmaxGradFront
-#include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm (+ RmsNormTiling, LayerNormTiling)
+#include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm, DeepNorm (+ their tiling structs)
+#include "ascendc_sim/hl_welford.h"     // WelfordUpdate (+ WelfordUpdateParam, WelfordUpdateConfig)
 #include "ascendc_sim/hl_reduce.h"      // Sum (+ SumParams)
 #include "ascendc_sim/hl_quant.h"       // AscendQuant, AscendDequant (+ AscendQuantConfig, DequantParams)
 #include "ascendc_sim/hl_cumsum.h"      // CumSum (+ CumSumConfig, CumSumInfo)

@@ -1,5 +1,5 @@
 // tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax (and LogSoftMax,
-// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, DeepNorm, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
+// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, DeepNorm, WelfordUpdate, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
 // tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
 // tiling/normalization/layernorm_tiling.h).
 //
@@ -864,6 +864,24 @@ inline bool GetDeepNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& or
 }
 }  // namespace AscendC
 
+namespace AscendC {
+/// WelfordUpdate's temporary space on Atlas A2 (vendor page "WelfordUpdate Tiling" and its host
+/// source): 256-byte float buffers — 3 for a half input, 1 with isReuseSource, else 2 — at least
+/// once (min) and once per 64 elements of the [rnLength, abLength] shape (max). A shape that is
+/// not 2-D leaves both 0. isInplace and typeSizeU change nothing.
+inline void GetWelfordUpdateMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSizeT,
+                                          const uint32_t typeSizeU, const bool isReuseSource, const bool isInplace,
+                                          uint32_t& maxValue, uint32_t& minValue) {
+  (void)typeSizeU;
+  (void)isInplace;
+  maxValue = minValue = 0;
+  if (srcShape.GetDimNum() != 2 || srcShape.GetDim(0) <= 0 || srcShape.GetDim(1) <= 0) return;
+  const uint64_t n = uint64_t(srcShape.GetDim(0)) * uint64_t(srcShape.GetDim(1));
+  minValue = (typeSizeT == 2 ? 3u : isReuseSource ? 1u : 2u) * 256u;
+  maxValue = uint32_t((n + 63) / 64 * minValue);
+}
+}  // namespace AscendC
+
 // Host tiling functions are often called unqualified inside `namespace optiling`.
 namespace optiling {
 using AscendC::GetLayerNormMaxMinTmpSize;
@@ -890,6 +908,7 @@ using AscendC::IsBasicBlockInSoftMax;
 using AscendC::GetPadMaxMinTmpSize;
 using AscendC::GetDeepNormMaxMinTmpSize;
 using AscendC::GetDeepNormTilingInfo;
+using AscendC::GetWelfordUpdateMaxMinTmpSize;
 using AscendC::PadTilingFunc;
 using AscendC::GetUnPadMaxMinTmpSize;
 using AscendC::UnPadTilingFunc;
