@@ -28,11 +28,14 @@
 #include "ascendc_sim/vec_transpose.h"  // Transpose (16x16), TransDataTo5HD (16-bit)
 #include "ascendc_sim/hl_elementwise.h" // Sigmoid, Tanh, Erf, Gelu, FasterGelu, Power, Swish, Silu, SwiGLU, GeGLU
 #include "ascendc_sim/hl_softmax.h"     // SoftMax, SimpleSoftMax (+ SoftMaxTiling)
-#include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm (+ RmsNormTiling, LayerNormTiling)
+#include "ascendc_sim/hl_softmax_ext.h" // SoftmaxFlashV2, SoftmaxGrad, SoftmaxGradFront
+#include "ascendc_sim/hl_norm.h"        // RmsNorm, LayerNorm, DeepNorm (+ their tiling structs)
+#include "ascendc_sim/hl_welford.h"     // WelfordUpdate (+ WelfordUpdateParam, WelfordUpdateConfig)
 #include "ascendc_sim/hl_reduce.h"      // Sum (+ SumParams)
 #include "ascendc_sim/hl_quant.h"       // AscendQuant, AscendDequant (+ AscendQuantConfig, DequantParams)
 #include "ascendc_sim/hl_cumsum.h"      // CumSum (+ CumSumConfig, CumSumInfo)
 #include "ascendc_sim/hl_broadcast.h"   // Broadcast / BroadCast
+#include "ascendc_sim/hl_pad.h"         // Pad, UnPad (+ PadParams, UnPadParams)
 #include "ascendc_sim/tiling.h"         // GET_TILING_DATA, TILING_KEY_IS, KERNEL_TASK_TYPE_DEFAULT
 #include "ascendc_sim/kernel_launch.h"  // ACLRT_LAUNCH_KERNEL, ASCENDC_SIM_LAUNCH
 #include "ascendc_sim/debug.h"          // assert, ascendc_assert, ASSERT, ASCENDC_ASSERT, KERNEL_LOG (last: replaces assert)

@@ -1,5 +1,5 @@
-// ascendc_sim/hl_norm.h — the high-level RmsNorm and LayerNorm (api-reference §4.4; vendor
-// pages "RmsNorm", "LayerNorm" and their Tiling pages; facts only).
+// ascendc_sim/hl_norm.h — the high-level RmsNorm, LayerNorm and DeepNorm (api-reference §4.4;
+// vendor pages "RmsNorm", "LayerNorm", "DeepNorm" and their Tiling pages; facts only).
 //
 // Shapes come from the tiling (the host fills it with GetRmsNormTilingInfo /
 // GetLayerNormNDTilingInfo): x and the output are [B, S, H] (H the padded last axis, H *
@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ascendc_sim/hl_rowwise.h"
@@ -123,27 +124,33 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
                           const AscendC::LocalTensor<T>& var, const AscendC::LocalTensor<T>& x,
                           const AscendC::LocalTensor<T>& gamma, const AscendC::LocalTensor<T>& beta,
                           const AscendC::LocalTensor<uint8_t>* tmp, float eps, const ::LayerNormTiling& t,
-                          const SrcLoc& loc) {
-  const char* api = "LayerNorm";
+                          const SrcLoc& loc, const AscendC::LocalTensor<T>* gx = nullptr, double alpha = 1.0,
+                          const char* api = "LayerNorm", bool per_row = false) {
   CoreContext& c = ctx(api);
   const uint32_t h = t.hLength, oh = t.originalHLength, rows = t.bLength * t.sLength;
-  norm_shape_check(h, oh, rows, sizeof(T), "LayerNormTiling", "GetLayerNormNDTilingInfo", api, loc);
+  const bool deep = gx != nullptr;
+  norm_shape_check(h, oh, rows, sizeof(T), deep ? "DeepNormTiling" : "LayerNormTiling",
+                   deep ? "GetDeepNormTilingInfo" : "GetLayerNormNDTilingInfo", api, loc);
   if (t.oneTmpSize == 0) {
     fail("field_out_of_range", api, loc,
-         "the LayerNormTiling has oneTmpSize 0 (GetLayerNormNDTilingInfo was given less temporary space than one row "
-         "needs)",
+         deep ? "the DeepNormTiling has oneTmpSize 0 (GetDeepNormTilingInfo was given less temporary space than one "
+                "row needs)"
+              : "the LayerNormTiling has oneTmpSize 0 (GetLayerNormNDTilingInfo was given less temporary space than "
+                "one row needs)",
          {{"oneTmpSize", 0}});
   }
   const uint64_t n = uint64_t(rows) * h;
   const uint64_t tmp_bytes = tmp ? tmp->GetSize() : 0;
-  Tile ops[7] = {Tile{x.ref(), "inputX", sizeof(T), n, false},
-                 Tile{gamma.ref(), "gamma", sizeof(T), h, false},
-                 Tile{beta.ref(), "beta", sizeof(T), h, false},
-                 Tile{out.ref(), "output", sizeof(T), n, true},
-                 Tile{mean.ref(), "outputMean", sizeof(T), rows, true},
-                 Tile{var.ref(), "outputVariance", sizeof(T), rows, true},
+  Tile ops[8] = {Tile{x.ref(), deep ? "srcLocal" : "inputX", sizeof(T), n, false},
+                 Tile{gamma.ref(), deep ? "gammaLocal" : "gamma", sizeof(T), h, false},
+                 Tile{beta.ref(), deep ? "betaLocal" : "beta", sizeof(T), h, false},
+                 Tile{out.ref(), deep ? "dstLocal" : "output", sizeof(T), n, true},
+                 Tile{mean.ref(), deep ? "meanLocal" : "outputMean", sizeof(T), rows, true},
+                 Tile{var.ref(), deep ? "rstdLocal" : "outputVariance", sizeof(T), rows, true},
+                 Tile{},
                  Tile{}};
   int no = 6;
+  if (deep) ops[no++] = Tile{gx->ref(), "gxLocal", sizeof(T), n, false};
   if (tmp) ops[no++] = Tile{tmp->ref(), "sharedTmpBuffer", 1, tmp_bytes, true, true};
   operands(c, ops, no, api, loc);
   const uint32_t per_pass = t.bsCurLength ? std::min(t.bsCurLength, rows) : rows;
@@ -153,7 +160,10 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
     const uint64_t min = nb * ((uint64_t(h) * 4 + 31) / 32 * 32) + 2 * mv;
     const uint64_t need = std::max<uint64_t>(min, 4ull * (t.firstTmpStartPos + uint64_t(nb) * t.oneTmpSize));
     if (tmp_bytes < need)
-      tmp_too_small(tmp_bytes, need, "GetLayerNormMaxMinTmpSize / GetLayerNormNDTilingInfo", api, loc);
+      tmp_too_small(tmp_bytes, need,
+                    deep ? "GetDeepNormMaxMinTmpSize / GetDeepNormTilingInfo"
+                         : "GetLayerNormMaxMinTmpSize / GetLayerNormNDTilingInfo",
+                    api, loc);
   }
   const double inv = t.lastDimValueBack != 0 ? double(t.lastDimValueBack) : 1.0 / oh;
   std::vector<double> g(h), b(h), v(h);
@@ -168,6 +178,11 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
     double s = 0;
     for (uint32_t j = 0; j < h; j++) {
       v[j] = load1<T>(c, xs + (uint64_t(r) * h + j) * sizeof(T), &vi[j]);
+      if (deep) {  // DeepNorm: alpha * x + gx
+        uint8_t gin;
+        v[j] = alpha * v[j] + load1<T>(c, gx->ref().addr + (uint64_t(r) * h + j) * sizeof(T), &gin);
+        vi[j] &= gin;
+      }
       if (j < oh) {
         ri &= vi[j];
         s += v[j];
@@ -188,17 +203,32 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
     const uint64_t R = std::min(per_pass, rows - r0), body = R * ceil_div(h, 64), small = ceil_div(R, 64);
     charge_scalar(c, 40);  // tiling fields, row offsets and mask setup of the pass
     if (sizeof(T) == 2) charge(c, VecClass::Cast, body);
+    if (deep) {
+      if (sizeof(T) == 2) charge(c, VecClass::Cast, body);  // gx to float
+      charge(c, VecClass::Simple, body);                     // alpha * x
+      charge(c, VecClass::Simple, body);                     // + gx
+    }
     charge(c, VecClass::Simple, body);  // x / H
     charge_row_reduce(c, R, h, true);   // mean, broadcast
-    charge(c, VecClass::Simple, body);  // x - mean
+    if (per_row) {  // DeepNorm outside basic blocks: one Adds of -mean per row, after a V_S wait
+      charge_scalar(c, uint32_t(2 + R));
+      for (uint64_t r = 0; r < R; r++) charge(c, VecClass::Simple, ceil_div(h, 64));
+    } else {
+      charge(c, VecClass::Simple, body);  // x - mean
+    }
     charge(c, VecClass::Simple, body);  // square
     charge(c, VecClass::Simple, body);  // / H
     charge_row_reduce(c, R, h, false);  // variance
     charge(c, VecClass::Simple, small);     // + eps
     charge(c, VecClass::Transcend, small);  // sqrt
     charge(c, VecClass::Div, small);        // 1 / x
-    charge(c, VecClass::Brcb, ceil_div(R, 8));
-    charge(c, VecClass::Simple, body);  // * rstd
+    if (per_row) {  // one Muls by the row's rstd per row, after a V_S wait
+      charge_scalar(c, uint32_t(2 + R));
+      for (uint64_t r = 0; r < R; r++) charge(c, VecClass::Simple, ceil_div(h, 64));
+    } else {
+      charge(c, VecClass::Brcb, ceil_div(R, 8));
+      charge(c, VecClass::Simple, body);  // * rstd
+    }
     charge(c, VecClass::Simple, body);  // * gamma
     charge(c, VecClass::Simple, body);  // + beta
     if (sizeof(T) == 2) {
@@ -206,6 +236,27 @@ inline void layernorm_run(const AscendC::LocalTensor<T>& out, const AscendC::Loc
       charge(c, VecClass::Cast, 2 * small);  // mean, variance to half
     }
   }
+}
+
+template <class T>
+inline void deepnorm_run(bool basic, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& mean,
+                         const AscendC::LocalTensor<T>& rstd, const AscendC::LocalTensor<T>& src,
+                         const AscendC::LocalTensor<T>& gx, const AscendC::LocalTensor<T>& beta,
+                         const AscendC::LocalTensor<T>& gamma, const AscendC::LocalTensor<uint8_t>* tmp, T alpha,
+                         T epsilon, const ::DeepNormTiling& tiling, const SrcLoc& loc) {
+  static_assert(sizeof(::DeepNormTiling) == sizeof(::LayerNormTiling), "DeepNormTiling layout");
+  ::LayerNormTiling t;
+  std::memcpy(static_cast<void*>(&t), static_cast<const void*>(&tiling), sizeof t);  // same fields, same order
+  const uint32_t rows = t.bLength * t.sLength;
+  if (basic && t.hLength != 0 && (t.hLength % 64 != 0 || t.originalHLength % 64 != 0 || rows % 8 != 0)) {
+    fail("field_out_of_range", "DeepNorm", loc,
+         fmt("isBasicBlock with hLength %u, originalHLength %u, B * S = %u: a basic block needs multiples of 64, 64 "
+             "and 8",
+             t.hLength, t.originalHLength, rows),
+         {{"hLength", double(t.hLength)}, {"rows", double(rows)}});
+  }
+  layernorm_run<T>(dst, mean, rstd, src, gamma, beta, tmp, to_f32(epsilon), t, loc, &gx, double(to_f32(alpha)),
+                   "DeepNorm", !basic);
 }
 
 }  // namespace ascendc_sim::hl
@@ -247,6 +298,38 @@ inline void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& output
   static_assert(ascendc_sim::is_one_of_v<T, half, float>, "LayerNorm: element type must be half or float");
   ascendc_sim::hl::layernorm_run<T>(output, outputMean, outputVariance, inputX, gamma, beta, nullptr,
                                     ascendc_sim::to_f32(epsilon), tiling, loc);
+}
+
+
+/// DeepNorm (vendor page "DeepNorm" and adv_api/normalization/deepnorm.h): LayerNorm of
+/// alpha * src + gx — x' = alpha * srcLocal + gxLocal, mean = mean(x'), variance =
+/// mean((x' - mean)^2), dst = (x' - mean) / sqrt(variance + epsilon) * gamma + beta; meanLocal
+/// gets the mean and rstdLocal, despite its name, the variance (the vendor's parameter
+/// description: "output localTensor for variance result"; its implementation stores the
+/// variance there). LayerNorm's shape rules, checks, temporary-space rule (DeepNormTiling has
+/// LayerNormTiling's fields) and cost, plus alpha * x + gx per pass; outside the basic-block
+/// form the Atlas A2 implementation subtracts the mean and scales by rstd with one instruction
+/// per row (the row's value read by the scalar unit after a V_S wait), charged so. isBasicBlock asks for
+/// hLength and originalHLength multiples of 64 and B * S a multiple of 8 (the implementation
+/// asserts it): otherwise `field_out_of_range`.
+template <typename T, bool isReuseSrc = false, bool isBasicBlock = false>
+inline void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal, const LocalTensor<T>& rstdLocal,
+                     const LocalTensor<T>& srcLocal, const LocalTensor<T>& gxLocal, const LocalTensor<T>& betaLocal,
+                     const LocalTensor<T>& gammaLocal, const LocalTensor<uint8_t>& sharedTmpBuffer, const T alpha,
+                     const T epsilon, DeepNormTiling& tiling, ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "DeepNorm: element type must be half or float");
+  ascendc_sim::hl::deepnorm_run<T>(isBasicBlock, dstLocal, meanLocal, rstdLocal, srcLocal, gxLocal, betaLocal,
+                                   gammaLocal, &sharedTmpBuffer, alpha, epsilon, tiling, loc);
+}
+/// DeepNorm with framework-allocated temporary space.
+template <typename T, bool isReuseSrc = false, bool isBasicBlock = false>
+inline void DeepNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& meanLocal, const LocalTensor<T>& rstdLocal,
+                     const LocalTensor<T>& srcLocal, const LocalTensor<T>& gxLocal, const LocalTensor<T>& betaLocal,
+                     const LocalTensor<T>& gammaLocal, const T alpha, const T epsilon, DeepNormTiling& tiling,
+                     ASCENDC_SIM_LOC) {
+  static_assert(ascendc_sim::is_one_of_v<T, half, float>, "DeepNorm: element type must be half or float");
+  ascendc_sim::hl::deepnorm_run<T>(isBasicBlock, dstLocal, meanLocal, rstdLocal, srcLocal, gxLocal, betaLocal,
+                                   gammaLocal, nullptr, alpha, epsilon, tiling, loc);
 }
 
 }  // namespace AscendC

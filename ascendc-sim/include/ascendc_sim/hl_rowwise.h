@@ -1,6 +1,7 @@
 // ascendc_sim/hl_rowwise.h — the machinery shared by the row-wise high-level APIs
-// (hl_softmax.h: SoftMax, SimpleSoftMax, LogSoftMax; hl_norm.h: RmsNorm, LayerNorm; hl_reduce.h: Sum;
-// hl_cumsum.h: CumSum; hl_broadcast.h: Broadcast;
+// (hl_softmax.h: SoftMax, SimpleSoftMax, LogSoftMax; hl_softmax_ext.h: SoftmaxFlashV2, SoftmaxGrad,
+// SoftmaxGradFront; hl_norm.h: RmsNorm, LayerNorm; hl_reduce.h: Sum;
+// hl_cumsum.h: CumSum; hl_broadcast.h: Broadcast; hl_pad.h: Pad, UnPad;
 // hl_quant.h: AscendQuant, AscendDequant, AscendAntiQuant).
 //
 // Like the element-wise high-level APIs (hl_elementwise.h) these are evaluated, not

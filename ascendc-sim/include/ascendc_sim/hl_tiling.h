@@ -47,6 +47,53 @@ struct LogSoftMaxTiling {
   ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
 };
 
+/// Pad's kernel tiling struct (vendor pad_tilingdata.h, page "Pad Tiling"
+/// atlasascendc_api_07_0850): 26 uint32_t fields in this order.
+#define ASCENDC_SIM_PAD_TILING_FIELDS(F) \
+  F(srcHeight) \
+  F(srcWidth) \
+  F(srcOriWidth) \
+  F(widthWithoutLastBlock) \
+  F(blocksPerRow) \
+  F(heightTiling) \
+  F(heightFractal) \
+  F(heightFractalTail) \
+  F(mainLoopOffset) \
+  F(tailBlockOffset) \
+  F(tmpBuffer1BlockNum) \
+  F(tmpBuffer1RowNum) \
+  F(tmpBuffer2Offset) \
+  F(widthTiling) \
+  F(widthFractal) \
+  F(widthFractalTail) \
+  F(widthFractalTailAlingned) \
+  F(brcbTiling) \
+  F(brcbFractal) \
+  F(brcbFractalTail) \
+  F(maxRepeatTimes) \
+  F(brcbTilingRepeatTimes) \
+  F(brcbTilingRepeatTimesTail) \
+  F(brcbFractalTailRepeatTimes) \
+  F(brcbFractalTailRepeatTimesTail) \
+  F(reserved)
+/// UnPad's kernel tiling struct: 8 uint32_t fields in this order (same source).
+#define ASCENDC_SIM_UNPAD_TILING_FIELDS(F) \
+  F(srcHeight) \
+  F(srcWidth) \
+  F(tmpBuffer1BlockNum) \
+  F(tmpBuffer1RowNum) \
+  F(tmpBuffer2Offset) \
+  F(widthTiling) \
+  F(widthFractal) \
+  F(widthFractalTail)
+
+struct PadTiling {
+  ASCENDC_SIM_PAD_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
+};
+struct UnPadTiling {
+  ASCENDC_SIM_UNPAD_TILING_FIELDS(ASCENDC_SIM_U32_FIELD)
+};
+
 struct RmsNormTiling {
   uint32_t bLength = 0;
   uint32_t sLength = 0;
@@ -91,14 +138,73 @@ struct LayerNormTiling {
   float lastDimValueBack = 0;
 };
 
+/// DeepNorm's kernel tiling struct: the same fields in the same order as LayerNormTiling
+/// (vendor deepnorm_tilingdata.h, page "DeepNorm Tiling"), a type of its own.
+struct DeepNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t inputXSize = 0;
+  uint32_t meanVarSize = 0;
+  uint32_t numberOfTmpBuf = 0;
+  uint32_t meanTmpTensorPos = 0;
+  uint32_t meanTmpTensorSize = 0;
+  uint32_t varianceTmpTensorPos = 0;
+  uint32_t varianceTmpTensorSize = 0;
+  uint32_t tmpBufSize = 0;
+  uint32_t oneTmpSize = 0;
+  uint32_t firstTmpStartPos = 0;
+  uint32_t secondTmpStartPos = 0;
+  uint32_t thirdTmpStartPos = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputRoundSize = 0;
+  uint32_t inputTailSize = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t meanVarRoundSize = 0;
+  uint32_t meanVarTailSize = 0;
+  uint32_t meanVarTailPos = 0;
+  uint32_t bshCurLength = 0;
+  uint32_t bsCurLength = 0;
+  float lastDimValueBack = 0;
+};
+
+namespace ascendc_sim::hl {
+// The per-row temporary space (float elements) of SoftmaxFlashV2 and SoftmaxGrad on Atlas A2,
+// shared by the kernel APIs (hl_softmax_ext.h) and the host helpers (tiling/hl_tiling_helpers.h);
+// the rules are explained in hl_softmax_ext.h.
+/// Floats of SoftmaxFlashV2's temporary space per row on Atlas A2 (see the header comment).
+constexpr uint32_t flashv2_row_floats(uint32_t t_size, uint32_t u_size, uint32_t k, bool basic) {
+  const uint32_t epb = 32 / u_size;
+  if (basic) {
+    const uint32_t extra = k == 1024 ? 128 : 64;
+    return t_size == 2 ? epb + k + extra : epb + extra;
+  }
+  return t_size == 2 ? 2 * epb + k + 64 : epb + 64;
+}
+/// Floats of SoftmaxGrad's temporary space per row on Atlas A2.
+constexpr uint32_t grad_row_floats(uint32_t t_size, uint32_t k, bool front) {
+  const uint32_t epb = 32 / t_size;
+  if (t_size == 2) return 2 * epb + 3 * k + 64;
+  return front ? epb + k + 64 : 2 * epb + k + 64;
+}
+
+}  // namespace ascendc_sim::hl
+
 namespace AscendC {
+using ::DeepNormTiling;
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
+using ::PadTiling;
+using ::UnPadTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 namespace tiling {
+using ::DeepNormTiling;
 using ::LayerNormTiling;
 using ::LogSoftMaxTiling;
+using ::PadTiling;
+using ::UnPadTiling;
 using ::RmsNormTiling;
 using ::SoftMaxTiling;
 }  // namespace tiling

@@ -1,5 +1,5 @@
-// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax, RmsNorm,
-// LayerNorm, Sum, CumSum and Broadcast APIs (included by tiling/tiling_api.h; also reachable as
+// tiling/hl_tiling_helpers.h — host tiling helpers of the high-level SoftMax (and LogSoftMax,
+// SoftmaxFlashV2, SoftmaxGrad), RmsNorm, LayerNorm, DeepNorm, WelfordUpdate, Sum, CumSum, Broadcast and Pad/UnPad APIs (included by tiling/tiling_api.h; also reachable as
 // tiling/activation/softmax_tiling.h, tiling/normalization/rmsnorm_tiling.h and
 // tiling/normalization/layernorm_tiling.h).
 //
@@ -56,6 +56,13 @@ BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
 ASCENDC_SIM_SOFTMAX_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
 END_TILING_DATA_DEF;
 
+BEGIN_TILING_DATA_DEF(PadTiling)
+ASCENDC_SIM_PAD_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(UnPadTiling)
+ASCENDC_SIM_UNPAD_TILING_FIELDS(ASCENDC_SIM_OPTILING_U32_FIELD)
+END_TILING_DATA_DEF;
+
 BEGIN_TILING_DATA_DEF(RmsNormTiling)
 TILING_DATA_FIELD_DEF(uint32_t, bLength);
 TILING_DATA_FIELD_DEF(uint32_t, sLength);
@@ -99,11 +106,43 @@ TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
 TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
 TILING_DATA_FIELD_DEF(float, lastDimValueBack);
 END_TILING_DATA_DEF;
+// DeepNorm's tiling class: LayerNormTiling's fields (vendor deepnorm_tilingdata.h).
+BEGIN_TILING_DATA_DEF(DeepNormTiling)
+TILING_DATA_FIELD_DEF(uint32_t, bLength);
+TILING_DATA_FIELD_DEF(uint32_t, sLength);
+TILING_DATA_FIELD_DEF(uint32_t, hLength);
+TILING_DATA_FIELD_DEF(uint32_t, originalHLength);
+TILING_DATA_FIELD_DEF(uint32_t, inputXSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarSize);
+TILING_DATA_FIELD_DEF(uint32_t, numberOfTmpBuf);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, tmpBufSize);
+TILING_DATA_FIELD_DEF(uint32_t, oneTmpSize);
+TILING_DATA_FIELD_DEF(uint32_t, firstTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, secondTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, thirdTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, loopRound);
+TILING_DATA_FIELD_DEF(uint32_t, inputRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
+TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
+TILING_DATA_FIELD_DEF(float, lastDimValueBack);
+END_TILING_DATA_DEF;
 }  // namespace optiling
 
 static_assert(sizeof(optiling::SoftMaxTiling) == sizeof(::SoftMaxTiling), "SoftMaxTiling layout");
 static_assert(sizeof(optiling::LogSoftMaxTiling) == sizeof(::LogSoftMaxTiling), "LogSoftMaxTiling layout");
+static_assert(sizeof(optiling::PadTiling) == sizeof(::PadTiling), "PadTiling layout");
+static_assert(sizeof(optiling::UnPadTiling) == sizeof(::UnPadTiling), "UnPadTiling layout");
 static_assert(sizeof(optiling::RmsNormTiling) == sizeof(::RmsNormTiling), "RmsNormTiling layout");
+static_assert(sizeof(optiling::DeepNormTiling) == sizeof(::DeepNormTiling), "DeepNormTiling layout");
 static_assert(sizeof(optiling::LayerNormTiling) == sizeof(::LayerNormTiling), "LayerNormTiling layout");
 
 namespace ascendc_sim::hl_host {
@@ -297,6 +336,177 @@ inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataT
   ascendc_sim::hl_host::softmax_fill(srcShape, dataTypeSize, localWorkSpaceSize, softmaxTiling);
 }
 
+}  // namespace AscendC
+
+// ---------------------------------------------------------------- SoftmaxFlashV2
+// Atlas A2 rules of the vendor's host source softmax_tiling.cpp (facts only; the kernel-side
+// per-row rule is ascendc_sim::hl::flashv2_row_floats): epb = 32 / dataTypeSize2 (sum/max
+// type); per row, half data 2 epb + K + 64 floats, float data epb + 64; with isBasicBlock and
+// K % 64 == 0 ("basic block") half epb + K + 64, float epb + 64 (64 more when K = 1024).
+// isUpdate changes nothing on Atlas A2. Bad arguments (empty shape, type sizes other than 2 or
+// 4, K * dataTypeSize1 not a multiple of 32) give 0 / leave the tiling zeroed.
+namespace ascendc_sim::hl_host {
+inline bool flashv2_ok(const ge::Shape& s, uint32_t ts1, uint32_t ts2, uint32_t* m, uint32_t* k) {
+  if (ts2 != 2 && ts2 != 4) return false;
+  return softmax_ok(s, ts1, m, k);
+}
+template <class Tiling>
+inline void flashv2_fill(const ge::Shape& s, uint32_t ts1, uint32_t ts2, uint32_t ws, bool basic_req, bool out_brc,
+                         Tiling& t) {
+  uint32_t m = 0, k = 0;
+  if (!flashv2_ok(s, ts1, ts2, &m, &k)) return;
+  const uint32_t epb = 32 / ts2;
+  const bool basic = basic_req && k % 64 == 0 && m % 8 == 0;
+  uint32_t base = ws / 4 / ascendc_sim::hl::flashv2_row_floats(ts1, ts2, k, basic);
+  if (basic) {
+    base = std::min(base, m);
+    if (base > 8) {  // the basic-block adjustment: a divisor of M in steps of 8, below 255 repeats
+      base = base / 8 * 8;
+      while (m % base != 0) base -= 8;
+      while (uint64_t(base) * k >= 64u * 256u) base /= 2;
+    }
+  }
+  const uint32_t tile = out_brc && ts1 == 2 ? 16 : 8;
+  base = std::min(base, m);
+  if (base < m && base > tile) base = base / tile * tile;
+  t.srcM = m;
+  t.srcK = k;
+  t.srcSize = m * k;
+  t.outMaxM = m;
+  t.outMaxK = epb;
+  t.outMaxSize = m * epb;
+  t.reduceM = base;
+  t.reduceK = epb;
+  t.reduceSize = base * epb;
+  t.splitM = base;
+  t.splitK = k;
+  t.splitSize = base * k;
+  t.rangeM = base ? m / base : 0;
+  t.tailM = base ? m % base : 0;
+  t.tailSplitSize = t.tailM * k;
+  t.tailReduceSize = t.tailM * epb;
+}
+/// SoftmaxGrad: floats per row (half 2 epb + 3 K + 64; float epb + K + 64 with isFront, else
+/// 2 epb + K + 64), epb = 32 / dataTypeSize.
+template <class Tiling>
+inline void grad_fill(const ge::Shape& s, uint32_t ts, uint32_t ws, bool front, Tiling& t) {
+  uint32_t m = 0, k = 0;
+  if (!softmax_ok(s, ts, &m, &k)) return;
+  const uint32_t epb = 32 / ts;
+  uint32_t base = std::min(ws / 4 / ascendc_sim::hl::grad_row_floats(ts, k, front), m);
+  if (base < m && base > 8) base = base / 8 * 8;
+  if (base > 8 && m % 8 == 0 && k % 64 == 0) {  // basic blocks, as SoftMax
+    base = base / 8 * 8;
+    while (m % base != 0) base -= 8;
+    while (uint64_t(base) * k >= 64u * 256u) base /= 2;
+  }
+  t.srcM = m;
+  t.srcK = k;
+  t.srcSize = m * k;
+  t.outMaxM = m;
+  t.outMaxK = epb;
+  t.outMaxSize = m * epb;
+  t.splitM = base;
+  t.splitK = k;
+  t.splitSize = base * k;
+  t.reduceM = base;
+  t.reduceK = epb;
+  t.reduceSize = base * epb;
+  t.rangeM = base ? m / base : 0;
+  t.tailM = base ? m % base : 0;
+  t.tailSplitSize = t.tailM * k;
+  t.tailReduceSize = t.tailM * epb;
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+/// Largest temporary space SoftmaxFlashV2 can use (bytes): M rows (the basic-block form: M
+/// halved while M K >= 64 * 256, the 255-repeat limit).
+inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  (void)isFlashOutputBrc;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::flashv2_ok(srcShape, dataTypeSize1, dataTypeSize2, &m, &k)) return 0;
+  const bool basic = isBasicBlock && k % 64 == 0 && m % 8 == 0;
+  if (basic)
+    while (uint64_t(m) * k >= 64u * 256u) m /= 2;
+  return 4 * m * ascendc_sim::hl::flashv2_row_floats(dataTypeSize1, dataTypeSize2, k, basic);
+}
+/// Smallest temporary space SoftmaxFlashV2 works with (bytes): one row (8 rows in the
+/// basic-block form); with isFlashOutputBrc times min(32 / dataTypeSize1, M) rows (the
+/// basic-block form: that many rows instead of 8).
+inline uint32_t GetSoftMaxFlashV2MinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::flashv2_ok(srcShape, dataTypeSize1, dataTypeSize2, &m, &k)) return 0;
+  const bool basic = isBasicBlock && k % 64 == 0;
+  const uint32_t row = ascendc_sim::hl::flashv2_row_floats(dataTypeSize1, dataTypeSize2, k, basic);
+  uint32_t rows = basic ? 8 : 1;
+  if (isFlashOutputBrc) rows = std::min(32 / dataTypeSize1, m);
+  return 4 * rows * row;
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     optiling::SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  ascendc_sim::hl_host::flashv2_fill(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, isBasicBlock,
+                                     isFlashOutputBrc, softmaxFlashTiling);
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     ::SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  (void)isUpdate;
+  ascendc_sim::hl_host::flashv2_fill(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, isBasicBlock,
+                                     isFlashOutputBrc, softmaxFlashTiling);
+}
+
+// ---------------------------------------------------------------- SoftmaxGrad / SoftmaxGradFront
+/// Largest temporary space SoftmaxGrad (isFront: SoftmaxGradFront) can use (bytes): M rows.
+inline uint32_t GetSoftMaxGradMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * m * ascendc_sim::hl::grad_row_floats(dataTypeSize, k, isFront);
+}
+/// Smallest temporary space SoftmaxGrad works with (bytes): one row.
+inline uint32_t GetSoftMaxGradMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+  (void)isReuseSource;
+  uint32_t m = 0, k = 0;
+  if (!ascendc_sim::hl_host::softmax_ok(srcShape, dataTypeSize, &m, &k)) return 0;
+  return 4 * ascendc_sim::hl::grad_row_floats(dataTypeSize, k, isFront);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize, optiling::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  ascendc_sim::hl_host::grad_fill(srcShape, dataTypeSize, localWorkSpaceSize, isFront, softmaxGradTiling);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                                  const uint32_t localWorkSpaceSize, ::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  ascendc_sim::hl_host::grad_fill(srcShape, dataTypeSize, localWorkSpaceSize, isFront, softmaxGradTiling);
+}
+/// Whether a SoftMax-family tiling is a "basic block" (vendor IsBasicBlockInSoftMax): no tail
+/// rows and 256 / dataTypeSize <= K < 2048 with K % 64 == 0.
+inline bool IsBasicBlockInSoftMax(const optiling::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+  if (dataTypeSize == 0) return false;
+  const uint32_t k = tiling.get_srcK();
+  return tiling.get_tailM() == 0 && k >= 256 / dataTypeSize && k < 2048 && k % 64 == 0;
+}
+inline bool IsBasicBlockInSoftMax(const ::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+  if (dataTypeSize == 0) return false;
+  return tiling.tailM == 0 && tiling.srcK >= 256 / dataTypeSize && tiling.srcK < 2048 && tiling.srcK % 64 == 0;
+}
+}  // namespace AscendC
+
+namespace AscendC {
 // ---------------------------------------------------------------- Sum
 /// Temporary space of the high-level Sum for rows of n elements (vendor page
 /// "GetSumMaxMinTmpSize", atlasascendc_api_07_0827, and its Atlas A2 host source): the
@@ -398,6 +608,122 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& a
   }
 }
 
+}  // namespace AscendC
+
+// ---------------------------------------------------------------- Pad / UnPad
+// The vendor's host source pad_tiling_impl.cpp (facts only; written anew). Shapes are 2-D
+// [height, width], typeSize 2 or 4; other arguments leave the outputs 0 / the tiling zeroed
+// (the vendor logs). The arithmetic is uint32_t as there (e.g. widthWithoutLastBlock wraps for
+// a width below one block: it is only used for aligned widths).
+namespace ascendc_sim::hl_host {
+inline bool hw(const ge::Shape& s, uint32_t ts, uint32_t* h, uint32_t* w) {
+  if (s.GetDimNum() != 2 || (ts != 2 && ts != 4) || s.GetDim(0) <= 0 || s.GetDim(1) <= 0) return false;
+  *h = uint32_t(s.GetDim(0));
+  *w = uint32_t(s.GetDim(1));
+  return true;
+}
+/// 16 (the TransDataTo5HD address list) blocks of 32 bytes, twice: min = 1024 bytes; max =
+/// the elements rounded up to 16, times 32 bytes, twice.
+inline void pad_sizes(uint32_t h, uint32_t w, uint32_t& maxValue, uint32_t& minValue) {
+  maxValue = ((h * w - 1) / 16 + 1) * 16 * 32 * 2;
+  minValue = 16 * 32 * 2;
+}
+template <class Tiling>
+inline void pad_fill(const ge::Shape& src, const ge::Shape& ori, uint32_t ws, uint32_t ts, Tiling& t) {
+  uint32_t h = 0, w = 0, oh = 0, ow = 0;
+  if (!hw(src, ts, &h, &w) || !hw(ori, ts, &oh, &ow) || uint64_t(oh) * ow > uint64_t(h) * w) return;
+  const uint32_t epb = 32 / ts;
+  t.srcHeight = h;
+  t.srcWidth = w;
+  t.srcOriWidth = ow;
+  t.widthWithoutLastBlock = w - epb;
+  t.blocksPerRow = w * ts / 32;
+  t.heightTiling = 255;
+  t.heightFractal = h / 255;
+  t.heightFractalTail = h % 255;
+  t.mainLoopOffset = 255 * w;
+  t.tailBlockOffset = t.heightFractal * 255 * w + t.widthWithoutLastBlock;
+  if (ws == 0) return;  // no temporary space: the aligned case only
+  const uint32_t base = 16 * 32 / ts;  // elements of one 16-block unit
+  const uint32_t blocks = ws / ts / base / 2;
+  if (blocks == 0) return;  // below the minimum (the vendor would divide by zero below)
+  t.tmpBuffer1BlockNum = blocks;
+  t.tmpBuffer1RowNum = 16 * blocks;
+  t.tmpBuffer2Offset = blocks * base;
+  const uint32_t wt = 16 * blocks;
+  t.widthTiling = wt;
+  t.widthFractal = w / wt;
+  t.widthFractalTail = w % wt;
+  t.widthFractalTailAlingned = ((t.widthFractalTail - 1) / epb + 1) * epb;
+  t.brcbTiling = wt;
+  t.brcbFractal = h * w / wt;
+  t.brcbFractalTail = h * w % wt;
+  t.maxRepeatTimes = 254;  // 255 * 8 elements are not 32-byte aligned
+  t.brcbTilingRepeatTimes = wt / 8 / 254;
+  t.brcbTilingRepeatTimesTail = wt / 8 % 254;
+  t.brcbFractalTailRepeatTimes = t.brcbFractalTail / 8 / 254;
+  t.brcbFractalTailRepeatTimesTail = t.brcbFractalTail / 8 % 254;
+}
+template <class Tiling>
+inline void unpad_fill(const ge::Shape& src, uint32_t ws, uint32_t ts, Tiling& t) {
+  uint32_t h = 0, w = 0;
+  if (!hw(src, ts, &h, &w)) return;
+  t.srcHeight = h;
+  t.srcWidth = w;
+  if (ws == 0) return;  // Atlas A2 needs none
+  const uint32_t base = 16 * 32 / ts;
+  const uint32_t blocks = ws / ts / base / 2;
+  if (blocks == 0) return;
+  t.tmpBuffer1BlockNum = blocks;
+  t.tmpBuffer1RowNum = 16 * blocks;
+  t.tmpBuffer2Offset = blocks * base;
+  const uint32_t wt = 16 * blocks;
+  t.widthTiling = wt;
+  t.widthFractal = w / wt;
+  t.widthFractalTail = w % wt;
+  if (t.widthFractalTail != 0) {
+    t.widthFractal += 1;
+  } else {
+    t.widthFractalTail = wt;
+  }
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+/// Pad's temporary space (bytes; vendor page "Pad Tiling").
+inline void GetPadMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                uint32_t& minValue) {
+  uint32_t h = 0, w = 0;
+  maxValue = minValue = 0;
+  if (!ascendc_sim::hl_host::hw(srcShape, typeSize, &h, &w)) return;
+  ascendc_sim::hl_host::pad_sizes(h, w, maxValue, minValue);
+}
+inline void PadTilingFunc(const ge::Shape srcShape, const ge::Shape oriSrcShape, const uint32_t stackBufferSize,
+                          const uint32_t typeSize, optiling::PadTiling& tiling) {
+  ascendc_sim::hl_host::pad_fill(srcShape, oriSrcShape, stackBufferSize, typeSize, tiling);
+}
+inline void PadTilingFunc(const ge::Shape srcShape, const ge::Shape oriSrcShape, const uint32_t stackBufferSize,
+                          const uint32_t typeSize, ::PadTiling& tiling) {
+  ascendc_sim::hl_host::pad_fill(srcShape, oriSrcShape, stackBufferSize, typeSize, tiling);
+}
+/// UnPad's temporary space: 0 on Atlas A2 (Ascend910B); elsewhere Pad's formula.
+inline void GetUnPadMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform, const ge::Shape& srcShape,
+                                  const uint32_t typeSize, uint32_t& maxValue, uint32_t& minValue) {
+  uint32_t h = 0, w = 0;
+  maxValue = minValue = 0;
+  if (!ascendc_sim::hl_host::hw(srcShape, typeSize, &h, &w)) return;
+  if (ascendcPlatform.GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B) return;
+  ascendc_sim::hl_host::pad_sizes(h, w, maxValue, minValue);
+}
+inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                            optiling::UnPadTiling& tiling) {
+  ascendc_sim::hl_host::unpad_fill(srcShape, stackBufferSize, typeSize, tiling);
+}
+inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                            ::UnPadTiling& tiling) {
+  ascendc_sim::hl_host::unpad_fill(srcShape, stackBufferSize, typeSize, tiling);
+}
+
 // ---------------------------------------------------------------- RmsNorm
 inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
                                     uint32_t& minValue, const bool isBasicBlock = false) {
@@ -455,6 +781,107 @@ inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t 
 }
 }  // namespace AscendC
 
+namespace ascendc_sim::hl_host {
+/// DeepNorm [B, S, H] (vendor deepnorm_tiling_impl.cpp; facts only): the sizes are LayerNorm's
+/// (n = 2 buffers for float with isReuseSource, else 3; min n align32(4 H) + 2 align32(4 B S),
+/// max n align32(4 B S H) + 2 align32(4 B S)); false for a shape that is not 3-D with positive
+/// dimensions, a type size other than 2 or 4, or isBasicBlock without H % 64 == 0 and
+/// B S % 8 == 0.
+inline bool dn_sizes(const ge::Shape& s, uint32_t ts, bool reuse, bool basic, uint32_t& mx, uint32_t& mn) {
+  uint32_t b = 0, sl = 0, h = 0;
+  if ((ts != 2 && ts != 4) || !bsh(s, &b, &sl, &h)) return false;
+  if (basic && !(h % 64 == 0 && uint64_t(b) * sl % 8 == 0)) return false;
+  const uint32_t n = ln_bufs(ts, reuse);
+  const uint32_t bs = align_up(uint64_t(b) * sl * 4, 32);
+  mx = n * align_up(uint64_t(b) * sl * h * 4, 32) + 2 * bs;
+  mn = n * align_up(uint64_t(h) * 4, 32) + 2 * bs;
+  return true;
+}
+/// GetDeepNormTilingInfo: false for the checks of the vendor's helper (B and S of the two
+/// shapes differ, H not 32-byte aligned, originalH outside (0, H], isBasicBlock with
+/// originalH != H, H above 255 * 8, a buffer below the minimum or no room for one row);
+/// otherwise LayerNorm's fields, oneTmpSize rounded down to 8 rows with isBasicBlock.
+template <class Tiling>
+inline bool dn_fill(const ge::Shape& src, const ge::Shape& ori, uint32_t ws, uint32_t ts, bool reuse, bool basic,
+                    Tiling& t) {
+  uint32_t mx = 0, mn = 0, b = 0, s = 0, h = 0, ob = 0, os = 0, oh = 0;
+  if (!dn_sizes(src, ts, reuse, basic, mx, mn) || ws < mn) return false;
+  if (!bsh(src, &b, &s, &h) || !bsh(ori, &ob, &os, &oh)) return false;
+  if (b != ob || s != os || uint64_t(h) * ts % 32 != 0 || oh == 0 || oh > h || (basic && oh != h) || h > 255 * 8)
+    return false;
+  const uint32_t total = b * s * h, mv = b * s, n = ln_bufs(ts, reuse);
+  const uint32_t mv_floats = align_up(mv, 8), mv_total = ts == 4 ? 0 : 2 * mv_floats, floats = ws / 4;
+  uint32_t one = (floats - mv_total) / n / h * h;
+  one = std::min(one, total);
+  if (basic && one / (8 * h) > 0) one = one / (8 * h) * (8 * h);
+  if (one == 0) return false;
+  t.bLength = b;
+  t.sLength = s;
+  t.hLength = h;
+  t.originalHLength = oh;
+  t.inputXSize = total;
+  t.meanVarSize = mv;
+  t.numberOfTmpBuf = n;
+  t.meanTmpTensorPos = 0;
+  t.meanTmpTensorSize = mv_floats;
+  t.varianceTmpTensorPos = mv_floats;
+  t.varianceTmpTensorSize = mv_floats;
+  t.tmpBufSize = floats;
+  t.oneTmpSize = one;
+  t.firstTmpStartPos = mv_total;
+  t.secondTmpStartPos = mv_total + one;
+  t.thirdTmpStartPos = mv_total + 2 * one;
+  t.loopRound = total / one;
+  t.inputRoundSize = one;
+  t.inputTailSize = total % one;
+  t.inputTailPos = total - t.inputTailSize;
+  t.meanVarRoundSize = one / h;
+  t.meanVarTailSize = t.inputTailSize / h;
+  t.meanVarTailPos = mv - t.meanVarTailSize;
+  t.bshCurLength = one;
+  t.bsCurLength = one / h;
+  t.lastDimValueBack = 1.0f / float(oh);
+  return true;
+}
+}  // namespace ascendc_sim::hl_host
+
+namespace AscendC {
+inline bool GetDeepNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                     const bool isBasicBlock, uint32_t& maxValue, uint32_t& minValue) {
+  return ascendc_sim::hl_host::dn_sizes(srcShape, typeSize, isReuseSource, isBasicBlock, maxValue, minValue);
+}
+inline bool GetDeepNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t typeSize, const bool isReuseSource,
+                                  const bool isBasicBlock, optiling::DeepNormTiling& tiling) {
+  return ascendc_sim::hl_host::dn_fill(srcShape, originSrcShape, stackBufferSize, typeSize, isReuseSource,
+                                       isBasicBlock, tiling);
+}
+inline bool GetDeepNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                  const uint32_t stackBufferSize, const uint32_t typeSize, const bool isReuseSource,
+                                  const bool isBasicBlock, ::DeepNormTiling& tiling) {
+  return ascendc_sim::hl_host::dn_fill(srcShape, originSrcShape, stackBufferSize, typeSize, isReuseSource,
+                                       isBasicBlock, tiling);
+}
+}  // namespace AscendC
+
+namespace AscendC {
+/// WelfordUpdate's temporary space on Atlas A2 (vendor page "WelfordUpdate Tiling" and its host
+/// source): 256-byte float buffers — 3 for a half input, 1 with isReuseSource, else 2 — at least
+/// once (min) and once per 64 elements of the [rnLength, abLength] shape (max). A shape that is
+/// not 2-D leaves both 0. isInplace and typeSizeU change nothing.
+inline void GetWelfordUpdateMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSizeT,
+                                          const uint32_t typeSizeU, const bool isReuseSource, const bool isInplace,
+                                          uint32_t& maxValue, uint32_t& minValue) {
+  (void)typeSizeU;
+  (void)isInplace;
+  maxValue = minValue = 0;
+  if (srcShape.GetDimNum() != 2 || srcShape.GetDim(0) <= 0 || srcShape.GetDim(1) <= 0) return;
+  const uint64_t n = uint64_t(srcShape.GetDim(0)) * uint64_t(srcShape.GetDim(1));
+  minValue = (typeSizeT == 2 ? 3u : isReuseSource ? 1u : 2u) * 256u;
+  maxValue = uint32_t((n + 63) / 64 * minValue);
+}
+}  // namespace AscendC
+
 // Host tiling functions are often called unqualified inside `namespace optiling`.
 namespace optiling {
 using AscendC::GetLayerNormMaxMinTmpSize;
@@ -471,4 +898,18 @@ using AscendC::GetSumMaxMinTmpSize;
 using AscendC::GetCumSumMaxMinTmpSize;
 using AscendC::GetBroadCastMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
+using AscendC::GetSoftMaxFlashV2MaxTmpSize;
+using AscendC::GetSoftMaxFlashV2MinTmpSize;
+using AscendC::SoftMaxFlashV2TilingFunc;
+using AscendC::GetSoftMaxGradMaxTmpSize;
+using AscendC::GetSoftMaxGradMinTmpSize;
+using AscendC::SoftMaxGradTilingFunc;
+using AscendC::IsBasicBlockInSoftMax;
+using AscendC::GetPadMaxMinTmpSize;
+using AscendC::GetDeepNormMaxMinTmpSize;
+using AscendC::GetDeepNormTilingInfo;
+using AscendC::GetWelfordUpdateMaxMinTmpSize;
+using AscendC::PadTilingFunc;
+using AscendC::GetUnPadMaxMinTmpSize;
+using AscendC::UnPadTilingFunc;
 }  // namespace optiling

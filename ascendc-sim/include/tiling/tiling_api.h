@@ -9,7 +9,8 @@
 // access them. SaveToBuffer into a buffer smaller than the class writes nothing and returns
 // false (the real one reports the overflow and writes nothing usable either).
 //
-// The high-level APIs' tiling helpers (SoftMax, RmsNorm, LayerNorm: `Get…TmpSize`,
+// The high-level APIs' tiling helpers (SoftMax family, RmsNorm, LayerNorm, Sum, CumSum, Broadcast,
+// Pad/UnPad: `Get…TmpSize`,
 // `…TilingFunc`, `…TilingInfo`, the optiling tiling classes) are in tiling/hl_tiling_helpers.h,
 // included at the end.
 #pragma once
