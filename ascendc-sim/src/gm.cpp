@@ -177,6 +177,7 @@ void gm_check_output_read(CoreContext& c, const void* p, uint64_t bytes, const c
 void gm_dma_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
   hz_gm_read(c, pipe, p, bytes, api, loc);
   gm_check_output_read(c, p, bytes, api, loc);
+  note_gm_read(c, p, bytes, api, loc);
 }
 
 }  // namespace ascendc_sim

@@ -313,6 +313,66 @@ __aicore__ void syncall_atomic_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg[kN], t, kN);
 }
 
+// sync_sum without the SyncAll: core 0 reads the other cores' scratch tiles while they may
+// still be in flight. The host threads may run cores 1..3 first, so the sum can come out
+// right; the read is a race all the same (gm_read_race, checked after the launch).
+__aicore__ void syncall_missing(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  LocalTensor<float> t = b.Get<float>();
+  if (me != 0) {
+    DataCopy(t, xg, kN);
+    SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    DataCopy(scratch[me * kN], t, kN);
+    return;
+  }
+  DataCopy(t, scratch[kN], kN);  // expect: gm_read_race
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);
+}
+
+// The scalar form: core 1 reads core 0's flag word with GetValue, no barrier between.
+__aicore__ void syncall_missing_scalar(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
+  GlobalTensor<float> scratch, yg;
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  if (GetBlockIdx() == 0) {
+    scratch.SetValue(0, 1.0f);
+    return;
+  }
+  float v = scratch.GetValue(0);  // expect: gm_read_race
+  yg.SetValue(0, v);
+}
+
+// A read ordered before another core's write by the SyncAll is no race: core 0 reads
+// scratch tile 1 first, core 1 overwrites it after the barrier.
+__aicore__ void syncall_read_then_write_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y + me * kN);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  LocalTensor<float> t = b.Get<float>();
+  if (me == 0) DataCopy(t, scratch[kN], kN);
+  SyncAll();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);
+  if (me == 1) DataCopy(scratch[kN], t, kN);
+}
+
 // Core 1 skips the barrier: every other core waits forever.
 __aicore__ void syncall_deadlock(GM_ADDR, GM_ADDR, GM_ADDR) {
   if (GetBlockIdx() == 1) return;
@@ -2276,6 +2336,9 @@ const Case kCases[] = {
     {"syncall_soft_ok", syncall_soft_ok, 4, check_sync_sum},
     {"syncall_atomic_ok", syncall_atomic_ok, 4, check_atomic},
     {"syncall_deadlock", syncall_deadlock, 4, nullptr},
+    {"syncall_missing", syncall_missing, 4, nullptr},
+    {"syncall_missing_scalar", syncall_missing_scalar, 2, nullptr},
+    {"syncall_read_then_write_ok", syncall_read_then_write_ok, 2, nullptr},
     {"syncall_block_dim_exceeded", syncall_block_dim_exceeded, 64, nullptr},
     {"syncall_only", syncall_only, 2, nullptr},
     {"empty_kernel", empty_kernel, 2, nullptr},

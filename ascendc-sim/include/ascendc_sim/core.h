@@ -10,6 +10,7 @@
 // KernelAbort; run_kernel catches it) or warn() (records a warning, goes on).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -176,6 +177,20 @@ struct CoreContext {
   std::vector<GmWrite> gm_writes;
   uint64_t gm_data_bytes = 0;  // bytes kept in gm_writes[].data
 
+  /// GM byte ranges this core read (MTE2 copy-in, scalar GetValue), with the cross-core
+  /// epoch and knowledge at the read; checked after the launch against the other cores'
+  /// writes ("gm_read_race": a read of bytes another core writes with no SyncAll, IBSet/
+  /// IBWait or NotifyNextBlock/WaitPreBlock between). Adjacent or overlapping reads from
+  /// the same call site and epoch are merged, a repeat of a recent one is dropped.
+  struct GmRead {
+    uintptr_t lo, hi;
+    SrcLoc loc;
+    const char* api;
+    uint32_t epoch;
+    std::shared_ptr<const std::vector<uint32_t>> vc;
+  };
+  std::vector<GmRead> gm_reads;
+
   /// Cross-core synchronisation (SyncAll, IBSet/IBWait, WaitPreBlock/NotifyNextBlock;
   /// src/cross_core.cpp): the launch's shared state, this core's epoch (bumped at every
   /// release) and its vector clock (entry k: the last epoch of core k this core has
@@ -279,6 +294,32 @@ inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const c
   CoreContext::GmWrite w{lo, hi, loc, api, {}, keep, c.xc_epoch, c.xc_vc};
   if (keep) w.data.assign(d, d + bytes);
   c.gm_writes.push_back(std::move(w));
+}
+
+/// Most GM read ranges one core keeps for the cross-core read check; reads beyond them are
+/// not checked (a false negative, never a false positive).
+inline constexpr size_t kGmReadCap = size_t(1) << 16;
+
+/// Records that the current core read GM bytes [p, p + bytes) in its current epoch.
+inline void note_gm_read(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  if (bytes == 0) return;
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  auto& v = c.gm_reads;
+  const size_t first = v.size() > kGmWriteRepeatWindow ? v.size() - kGmWriteRepeatWindow : 0;
+  for (size_t i = v.size(); i-- > first;) {
+    CoreContext::GmRead& r = v[i];
+    if (r.epoch != c.xc_epoch || r.vc != c.xc_vc || r.loc.line() != loc.line() ||
+        r.loc.file_name() != loc.file_name())
+      continue;
+    if (r.lo <= lo && hi <= r.hi) return;  // a repeat of a recent read
+    if (i + 1 == v.size() && lo <= r.hi && r.lo <= hi) {
+      r.lo = std::min(r.lo, lo);
+      r.hi = std::max(r.hi, hi);
+      return;
+    }
+  }
+  if (v.size() >= kGmReadCap) return;
+  v.push_back(CoreContext::GmRead{lo, hi, loc, api, c.xc_epoch, c.xc_vc});
 }
 
 /// The context of the core running on this thread; nullptr outside a kernel.
