@@ -221,4 +221,38 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
   return true;
 }
 
+double bank_cycles(const Shape& sh, const Opnd* ops, int nops) {
+  if (!active_any(sh)) return 0.0;
+  uint64_t bits[2];
+  repeat_bits(sh, 0, bits);  // later repeats shift every block alike: the same groups collide
+  uint32_t worst = 1;
+  for (int i = 0; i < nops; i++) {
+    const Opnd& o = ops[i];
+    if (o.blk == 1) continue;  // consecutive blocks lie in consecutive groups
+    const uint32_t epb = 32 / o.esize;
+    uint64_t rows[8];
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < 8; b++) {
+      bool active = false;
+      for (uint32_t l = b * epb; l < (b + 1) * epb && l < sh.lanes; l++) {
+        if ((bits[l / 64] >> (l % 64)) & 1) {
+          active = true;
+          break;
+        }
+      }
+      if (!active) continue;
+      uint64_t row = (o.t.addr + uint64_t(b) * o.blk * 32) / 32;
+      bool seen = false;
+      for (uint32_t k = 0; k < n; k++) seen = seen || rows[k] == row;
+      if (!seen) rows[n++] = row;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t same = 0;
+      for (uint32_t j = 0; j < n; j++) same += (rows[j] % 16) == (rows[k] % 16);
+      worst = std::max(worst, same);
+    }
+  }
+  return double(worst);
+}
+
 }  // namespace ascendc_sim::vec

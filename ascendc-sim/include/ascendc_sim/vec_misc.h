@@ -42,7 +42,15 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, ascendc_
       std::memset(c.shadow + off, init, 32);
     }
   }
-  c.rec->vector(VecClass::Brcb, dtype_v<T>, r, false);
+  // The 8 destination blocks of a repeat, dstBlkStride apart, share UB bank groups as any
+  // vector operand's blocks do (vec::bank_cycles).
+  vec::Shape bsh;
+  bsh.lanes = 8 * (32 / sizeof(T));
+  bsh.repeats = r;
+  bsh.mask[0] = ~0ull;
+  bsh.mask[1] = ~0ull;
+  vec::Opnd bop{dst.ref(), "dst", sizeof(T), p.dstBlkStride, p.dstRepStride, true};
+  c.rec->vector(VecClass::Brcb, dtype_v<T>, r, false, vec::bank_cycles(bsh, &bop, 1));
 }
 
 /// dst[i] = firstValue + i for i < count.
