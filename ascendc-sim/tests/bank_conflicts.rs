@@ -25,7 +25,11 @@ fn results() -> &'static HashMap<String, Value> {
             .env("AGENTICCANN_SIM_PROFILE_DIR", manifest().join("profiles"))
             .output()
             .expect("running bank_conflicts");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout)
             .unwrap()
             .lines()
