@@ -142,6 +142,8 @@ kinds! {
     "kernel_assert_failed", Simulator, Run, "a kernel assert / ascendc_assert / ASSERT / ASCENDC_ASSERT condition is false";
     "cross_core_deadlock", Simulator, Run, "SyncAll, IBWait or WaitPreBlock that no core can ever release (every unfinished core waits); names each core's position";
     "cross_core_block_dim_exceeded", Simulator, Run, "cross-core synchronisation in a launch whose blockDim exceeds the SoC's AIV cores (the NPU hangs)";
+    "gm_read_race", Simulator, Run, "a core reads GM bytes another core of the launch writes with no cross-core synchronisation (SyncAll, IBSet/IBWait) between";
+    "gm_dcache_stale", Simulator, Run, "a DMA copy, or another core after a synchronisation, reads GM bytes a GlobalTensor::SetValue changed only in its core's data cache (no DataCacheCleanAndInvalid)";
     "gm_write_duplicate", Simulator, Run, "two cores write identical bytes to the same GM address with no cross-core synchronisation (deterministic; a warning)";
     "internal_error", Simulator, Run, "a task queued on a stream threw inside the simulator (a simulator bug, reported as a failed launch)";
     // The judge's source policy.

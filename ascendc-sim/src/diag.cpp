@@ -13,7 +13,8 @@
 //   pipe_ub_alias (warning), ub_overlap_in_flight, gm_unsynchronized_access,
 //   gm_output_read_before_write, ub_row_pitch_mismatch,
 //   api_unsupported_on_soc, gm_write_duplicate (warning), event_id_misuse, kernel_assert_failed,
-//   cross_core_deadlock, cross_core_block_dim_exceeded.
+//   cross_core_deadlock, cross_core_block_dim_exceeded, gm_read_race,
+//   gm_dcache_stale.
 #include <cstdio>
 #include <string>
 

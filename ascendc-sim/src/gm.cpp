@@ -175,8 +175,25 @@ void gm_check_output_read(CoreContext& c, const void* p, uint64_t bytes, const c
 }
 
 void gm_dma_read(CoreContext& c, Pipe pipe, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  if (pipe == Pipe::MTE2 && bytes > 0 && !c.dcache_dirty.empty()) {
+    // A DMA copy reads GM, not this core's data cache: a line SetValue dirtied and no
+    // DataCacheCleanAndInvalid wrote back still has the old bytes in GM.
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+    for (auto it = c.dcache_dirty.lower_bound(lo / kDcacheLine * kDcacheLine);
+         it != c.dcache_dirty.end() && it->first < hi; ++it) {
+      const CoreContext::DirtyLine& d = c.dcache_log[it->second];
+      if (!(d.bytes & dcache_mask(it->first, lo, hi))) continue;
+      fail("gm_dcache_stale", api, loc,
+           fmt("MTE2 copies GM bytes of a 64-byte cache line this core's GlobalTensor::SetValue at %s:%u changed in "
+               "its data cache only: a DMA copy reads GM, which keeps the old bytes until a "
+               "DataCacheCleanAndInvalid of that line (or of the entire data cache) writes it back",
+               d.loc.file_name(), d.loc.line()),
+           {{"gm_byte_offset", double(std::max(lo, it->first) - lo)}});
+    }
+  }
   hz_gm_read(c, pipe, p, bytes, api, loc);
   gm_check_output_read(c, p, bytes, api, loc);
+  note_gm_read(c, p, bytes, api, loc);
 }
 
 }  // namespace ascendc_sim

@@ -174,6 +174,124 @@ void check_gm_write_races(std::vector<std::vector<CoreContext::GmWrite>>& writes
   }
 }
 
+// A core that reads GM bytes another core of the launch writes, with no cross-core
+// synchronisation ordering the two (SyncAll, IBSet/IBWait, NotifyNextBlock/WaitPreBlock),
+// sees the old or the new bytes depending on timing: on the NPU the cores run concurrently
+// and a DMA write lands at no defined moment for another core (CANN Ascend C API reference,
+// "SyncAll": the synchronisation a workspace written by some cores and read by others
+// needs). The host threads of the simulator may happen to run the writer first, so the
+// value check alone does not catch a missing SyncAll. `gm_read_race` (error), the first
+// one found per reading core.
+void check_gm_read_races(const std::vector<std::vector<CoreContext::GmWrite>>& writes,
+                         const std::vector<std::vector<CoreContext::GmRead>>& reads,
+                         std::vector<std::vector<Diagnostic>>& per_core) {
+  struct W {
+    uintptr_t lo, hi;
+    uint32_t core;
+    const CoreContext::GmWrite* w;
+  };
+  std::vector<W> all;
+  for (uint32_t c = 0; c < writes.size(); c++)
+    for (const auto& w : writes[c]) all.push_back({w.lo, w.hi, c, &w});
+  if (all.empty()) return;
+  std::sort(all.begin(), all.end(), [](const W& a, const W& b) { return a.lo < b.lo; });
+  std::vector<uintptr_t> reach(all.size());  // max hi of all[0..i]
+  for (size_t i = 0; i < all.size(); i++) reach[i] = std::max(all[i].hi, i ? reach[i - 1] : 0);
+  for (uint32_t rc = 0; rc < reads.size(); rc++) {
+    bool reported = false;
+    for (const CoreContext::GmRead& r : reads[rc]) {
+      if (reported) break;
+      // Writes starting before r.hi, scanned down while some earlier write may reach r.lo.
+      size_t n = size_t(std::lower_bound(all.begin(), all.end(), r.hi,
+                                         [](const W& a, uintptr_t v) { return a.lo < v; }) -
+                        all.begin());
+      for (size_t i = n; i-- > 0;) {
+        if (reach[i] <= r.lo) break;
+        const W& w = all[i];
+        if (w.core == rc || w.hi <= r.lo) continue;
+        const bool w_before_r = r.vc && w.core < r.vc->size() && w.w->epoch <= (*r.vc)[w.core];
+        const bool r_before_w = w.w->vc && rc < w.w->vc->size() && r.epoch <= (*w.w->vc)[rc];
+        if (w_before_r || r_before_w) continue;
+        uintptr_t a = std::max(r.lo, w.lo), e = std::min(r.hi, w.hi);
+        gm::Allocation al;
+        uint64_t off = 0;
+        if (gm::find_allocation(reinterpret_cast<const void*>(a), &al)) off = a - reinterpret_cast<uintptr_t>(al.base);
+        Diagnostic d;
+        d.kind = "gm_read_race";
+        d.severity = Severity::Error;
+        d.api = r.api;
+        d.file = r.loc.file_name();
+        d.line = r.loc.line();
+        d.core = int32_t(rc);
+        d.message = fmt("core %u reads %llu GM bytes at offset %llu of one allocation that core %u writes (%s at %s:%u) "
+                        "with no cross-core synchronisation between: on the NPU the cores run concurrently and the "
+                        "read sees the old or the new bytes depending on timing — put a SyncAll (or IBSet/IBWait) "
+                        "between the write and the read",
+                        rc, (unsigned long long)(e - a), (unsigned long long)off, w.core, w.w->api,
+                        w.w->loc.file_name(), w.w->loc.line());
+        d.numbers = {{"reading_core", double(rc)}, {"writing_core", double(w.core)},
+                     {"bytes", double(e - a)}, {"offset", double(off)}};
+        per_core[rc].push_back(std::move(d));
+        reported = true;
+        break;
+      }
+    }
+  }
+}
+
+// A core that reads, after a cross-core synchronisation, GM bytes another core wrote with
+// GlobalTensor::SetValue before it sees GM's old bytes unless the writer wrote the line back
+// with DataCacheCleanAndInvalid before that synchronisation: a SetValue changes only the
+// writer's data cache (CANN Ascend C API reference, "DataCacheCleanAndInvalid": scalar GM
+// writes that other cores must see need it). The simulator's GM is coherent, so the values
+// alone would pass. `gm_dcache_stale` (error), the first one per reading core. (Reads not
+// ordered after the write at all are gm_read_race.)
+void check_dcache_stale_reads(const std::vector<std::vector<CoreContext::DirtyLine>>& logs,
+                              const std::vector<std::vector<CoreContext::GmRead>>& reads,
+                              std::vector<std::vector<Diagnostic>>& per_core) {
+  struct L {
+    uintptr_t line;
+    uint32_t core;
+    const CoreContext::DirtyLine* d;
+  };
+  std::vector<L> all;
+  for (uint32_t c = 0; c < logs.size(); c++)
+    for (const auto& d : logs[c]) all.push_back({d.line, c, &d});
+  if (all.empty()) return;
+  std::sort(all.begin(), all.end(), [](const L& a, const L& b) { return a.line < b.line; });
+  for (uint32_t rc = 0; rc < reads.size(); rc++) {
+    bool reported = false;
+    for (const CoreContext::GmRead& r : reads[rc]) {
+      if (reported || !r.vc) break;
+      auto it = std::lower_bound(all.begin(), all.end(), r.lo / kDcacheLine * kDcacheLine,
+                                 [](const L& a, uintptr_t v) { return a.line < v; });
+      for (; it != all.end() && it->line < r.hi; ++it) {
+        if (it->core == rc || it->core >= r.vc->size()) continue;
+        const uint32_t known = (*r.vc)[it->core];  // the writer's epochs this read is ordered after
+        const CoreContext::DirtyLine& d = *it->d;
+        if (known < d.dirtied || (d.cleaned != kDcacheNever && known >= d.cleaned)) continue;
+        if (!(d.bytes & dcache_mask(d.line, r.lo, r.hi))) continue;  // other bytes of the line: GM has them
+        Diagnostic g;
+        g.kind = "gm_dcache_stale";
+        g.severity = Severity::Error;
+        g.api = r.api;
+        g.file = r.loc.file_name();
+        g.line = r.loc.line();
+        g.core = int32_t(rc);
+        g.message = fmt("core %u reads a 64-byte GM line that core %u changed with GlobalTensor::SetValue at %s:%u "
+                        "and did not write back (DataCacheCleanAndInvalid) before the synchronisation this read "
+                        "follows: the SetValue changed core %u's data cache only, so on the NPU this read sees "
+                        "GM's old bytes",
+                        rc, it->core, d.loc.file_name(), d.loc.line(), it->core);
+        g.numbers = {{"reading_core", double(rc)}, {"writing_core", double(it->core)}};
+        per_core[rc].push_back(std::move(g));
+        reported = true;
+        break;
+      }
+    }
+  }
+}
+
 template <class T>
 void combine(uint8_t* gm, const std::vector<uint8_t>& data, CoreContext::Atomic op) {
   size_t n = data.size() / sizeof(T);
@@ -219,7 +337,8 @@ void apply_atomic_writes(std::vector<std::vector<CoreContext::AtomicWrite>>& per
 
 void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRecorder* rec, uint64_t key,
               CrossCore* xc, Arena& arena, const std::function<void()>& body, std::vector<Diagnostic>& out,
-              std::vector<CoreContext::GmWrite>& gm_writes, std::vector<CoreContext::AtomicWrite>& atomics) {
+              std::vector<CoreContext::GmWrite>& gm_writes, std::vector<CoreContext::GmRead>& gm_reads,
+              std::vector<CoreContext::DirtyLine>& dcache_log, std::vector<CoreContext::AtomicWrite>& atomics) {
   arena.ensure(ub_bytes);
   CoreContext c;
   c.serial = g_serial.fetch_add(1);
@@ -287,6 +406,8 @@ void run_core(uint32_t idx, uint32_t block_dim, uint32_t ub_bytes, cost::CoreRec
   arena.dirty = c.ub_high;
   out = std::move(c.diags);
   gm_writes = std::move(c.gm_writes);
+  gm_reads = std::move(c.gm_reads);
+  dcache_log = std::move(c.dcache_log);
   atomics = std::move(c.atomic_writes);
 }
 
@@ -356,6 +477,8 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   uint64_t key = tiling_key();
   std::vector<std::vector<Diagnostic>> per_core(block_dim);
   std::vector<std::vector<CoreContext::GmWrite>> gm_writes(block_dim);
+  std::vector<std::vector<CoreContext::GmRead>> gm_reads(block_dim);
+  std::vector<std::vector<CoreContext::DirtyLine>> dcache_logs(block_dim);
   std::vector<std::vector<CoreContext::AtomicWrite>> atomics(block_dim);
   std::atomic<uint32_t> next{0};
   const uint32_t ub_bytes = prof->ub_bytes;
@@ -373,7 +496,8 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
     for (;;) {
       uint32_t i = next.fetch_add(1);
       if (i >= block_dim) break;
-      run_core(i, block_dim, ub_bytes, recs[i], key, xc.get(), arena, body, per_core[i], gm_writes[i], atomics[i]);
+      run_core(i, block_dim, ub_bytes, recs[i], key, xc.get(), arena, body, per_core[i], gm_writes[i], gm_reads[i],
+               dcache_logs[i], atomics[i]);
     }
     tl_gm_snapshot = prev;
   };
@@ -383,6 +507,8 @@ LaunchResult run_kernel(const std::string& kernel_name, uint32_t block_dim, cons
   worker();
   for (auto& t : pool) t.join();
   check_gm_write_races(gm_writes, per_core);
+  check_gm_read_races(gm_writes, gm_reads, per_core);
+  check_dcache_stale_reads(dcache_logs, gm_reads, per_core);
   apply_atomic_writes(atomics);
   for (auto& v : per_core)
     for (auto& d : v)

@@ -3,6 +3,8 @@
 #include "ascendc_sim/vec_engine.h"
 
 #include <algorithm>
+#include <cstring>
+#include <unordered_map>
 
 namespace ascendc_sim::vec {
 
@@ -38,6 +40,57 @@ void repeat_bits(const Shape& sh, uint32_t r, uint64_t out[2]) {
 uint64_t lane_addr(const Opnd& o, uint32_t r, uint32_t l) {
   uint32_t epb = 32 / o.esize;
   return o.t.addr + (uint64_t(r) * o.rep + uint64_t(l / epb) * o.blk) * 32 + (l % epb) * o.esize;
+}
+
+// Whether operand `o` has any active lane in block `b` of a repeat whose lane bits are `bits`.
+bool block_active(const Shape& sh, const Opnd& o, const uint64_t bits[2], uint32_t b) {
+  const uint32_t epb = 32 / o.esize;
+  for (uint32_t l = b * epb; l < (b + 1) * epb && l < sh.lanes; l++)
+    if ((bits[l / 64] >> (l % 64)) & 1) return true;
+  return false;
+}
+
+// api-reference §4.1 (CANN "通用说明和约束"): the destination of repeat N must not be a
+// source of a later repeat — the NPU pipelines the repeats, so whether the later repeat
+// reads the old or the new bytes is not defined. Exempt: exact in-place (same address and
+// strides), and a destination over src1 when src1's or dst's repeat stride is 0 (the
+// vendor's exception for Add/Sub/Mul/Max/Min/AddRelu/SubRelu accumulations). Only the strided
+// (non-flat) forms come here; `span_lo`/`span_hi` bound each operand's bytes.
+void check_repeat_overlap(const Shape& sh, const Opnd* ops, int nops, const uint64_t* span_lo,
+                          const uint64_t* span_hi, const char* api, const SrcLoc& loc) {
+  for (int i = 0; i < nops; i++) {
+    const Opnd& d = ops[i];
+    if (!d.write) continue;
+    for (int j = 0; j < nops; j++) {
+      const Opnd& s = ops[j];
+      if (s.write || span_hi[j] <= span_lo[i] || span_hi[i] <= span_lo[j]) continue;
+      if (s.t.addr == d.t.addr && s.blk == d.blk && s.rep == d.rep && s.esize == d.esize) continue;
+      if (std::strcmp(s.role, "src1") == 0 && (s.rep == 0 || d.rep == 0)) continue;
+      // Last repeat reading each 32-byte row of the source.
+      std::unordered_map<uint64_t, uint32_t> last;
+      for (uint32_t r = 0; r < sh.repeats; r++) {
+        uint64_t bits[2];
+        repeat_bits(sh, r, bits);
+        for (uint32_t b = 0; b < 8; b++)
+          if (block_active(sh, s, bits, b)) last[(s.t.addr + (uint64_t(r) * s.rep + uint64_t(b) * s.blk) * 32) / 32] = r;
+      }
+      for (uint32_t r = 0; r + 1 < sh.repeats; r++) {
+        uint64_t bits[2];
+        repeat_bits(sh, r, bits);
+        for (uint32_t b = 0; b < 8; b++) {
+          if (!block_active(sh, d, bits, b)) continue;
+          uint64_t a = d.t.addr + (uint64_t(r) * d.rep + uint64_t(b) * d.blk) * 32;
+          auto it = last.find(a / 32);
+          if (it == last.end() || it->second <= r) continue;
+          fail("vector_overlap", api, loc,
+               fmt("%s block %u of repeat %u (UB bytes [%llu, %llu)) is read as %s by repeat %u: the destination of a "
+                   "repeat must not be a source of a later one (only an exact in-place operand is allowed)",
+                   d.role, b, r, ull(a), ull(a + 32), s.role, it->second),
+               {{"dst_offset", double(a)}, {"repeat", double(r)}, {"later_repeat", double(it->second)}});
+        }
+      }
+    }
+  }
 }
 
 bool contiguous(const Shape& sh, const Opnd& o) { return o.blk == 1 && uint64_t(o.rep) * 32 == uint64_t(sh.lanes) * o.esize; }
@@ -141,6 +194,7 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
   uint64_t n = 0;
   bool is_flat = any && flat(sh, ops, nops, &n);
   LayoutOpnd spans[8];
+  uint64_t span_lo[8] = {}, span_hi[8] = {};
   const bool layouts = any && !c.layouts.empty() && nops <= 8;
   for (int i = 0; i < nops; i++) {
     Opnd& o = ops[i];
@@ -170,6 +224,10 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
     if (hi > 0xFFFFFFFFull) hi = 0xFFFFFFFFull;
     check_operand(c, o.t, uint32_t(std::min<uint64_t>(lo, o.t.addr)), uint32_t(hi), o.align, o.role, api, loc);
     if (layouts) spans[i] = LayoutOpnd{std::min<uint64_t>(lo, o.t.addr), hi, o.esize, o.write};
+    if (i < 8) {
+      span_lo[i] = std::min<uint64_t>(lo, o.t.addr);
+      span_hi[i] = hi;
+    }
   }
   if (!any) return false;
   if (layouts) layout_vector(c, spans, nops, api, loc);  // UB row pitch (row_layout.cpp)
@@ -194,6 +252,7 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
       }
     }
   }
+  if (!is_flat && nops <= 8 && sh.repeats > 1) check_repeat_overlap(sh, ops, nops, span_lo, span_hi, api, loc);
   uint32_t stamp = hz_issue(c, Pipe::V, loc);
   for (int pass = 0; pass < 2; pass++) {  // reads first, then writes
     for (int i = 0; i < nops; i++) {
@@ -219,6 +278,40 @@ bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* a
     }
   }
   return true;
+}
+
+double bank_cycles(const Shape& sh, const Opnd* ops, int nops) {
+  if (!active_any(sh)) return 0.0;
+  uint64_t bits[2];
+  repeat_bits(sh, 0, bits);  // later repeats shift every block alike: the same groups collide
+  uint32_t worst = 1;
+  for (int i = 0; i < nops; i++) {
+    const Opnd& o = ops[i];
+    if (o.blk == 1) continue;  // consecutive blocks lie in consecutive groups
+    const uint32_t epb = 32 / o.esize;
+    uint64_t rows[8];
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < 8; b++) {
+      bool active = false;
+      for (uint32_t l = b * epb; l < (b + 1) * epb && l < sh.lanes; l++) {
+        if ((bits[l / 64] >> (l % 64)) & 1) {
+          active = true;
+          break;
+        }
+      }
+      if (!active) continue;
+      uint64_t row = (o.t.addr + uint64_t(b) * o.blk * 32) / 32;
+      bool seen = false;
+      for (uint32_t k = 0; k < n; k++) seen = seen || rows[k] == row;
+      if (!seen) rows[n++] = row;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+      uint32_t same = 0;
+      for (uint32_t j = 0; j < n; j++) same += (rows[j] % 16) == (rows[k] % 16);
+      worst = std::max(worst, same);
+    }
+  }
+  return double(worst);
 }
 
 }  // namespace ascendc_sim::vec

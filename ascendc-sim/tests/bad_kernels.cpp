@@ -63,6 +63,27 @@ __aicore__ void vector_overlap(GM_ADDR) {
   Adds(t[8], t, 1.0f, 256);  // expect: vector_overlap
 }
 
+// Brcb broadcasting into bytes it still reads (its destination 8 floats on from its source).
+__aicore__ void brcb_overlap(GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 4096);
+  LocalTensor<float> t = b.Get<float>();
+  Duplicate(t, 1.0f, 1024);
+  Brcb(t[8], t, 4, BrcbRepeatParams(1, 8));  // expect: vector_overlap
+}
+
+// Mask form with half a repeat active: no operand is contiguous, and the destination of
+// repeat n (t[64 + 64 n], 32 lanes) is the source of repeat n + 1.
+__aicore__ void repeat_overlap(GM_ADDR) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 4096);
+  LocalTensor<float> t = b.Get<float>();
+  Duplicate(t, 1.0f, 1024);
+  Adds(t[64], t, 1.0f, 32, 4, UnaryRepeatParams(1, 1, 8, 8));  // expect: vector_overlap
+}
+
 __aicore__ void tensor_not_allocated(GM_ADDR) {
   LocalTensor<half> t;
   Duplicate(t, (half)0, 16);  // expect: tensor_not_allocated
@@ -406,6 +427,8 @@ const Case kCases[] = {
     {"ub_misaligned", ub_misaligned, 1},
     {"ub_out_of_range", ub_out_of_range, 1},
     {"vector_overlap", vector_overlap, 1},
+    {"brcb_overlap", brcb_overlap, 1},
+    {"repeat_overlap", repeat_overlap, 1},
     {"tensor_not_allocated", tensor_not_allocated, 1},
     {"tensor_use_after_free", tensor_use_after_free, 1},
     {"ub_uninitialized_read", ub_uninitialized_read, 1},

@@ -197,6 +197,8 @@ int main() {
     GlobalTensor<half> g;
     g.SetGlobalBuffer(reinterpret_cast<half*>(gm), 32);
     for (int i = 0; i < 32; i++) g.SetValue(i, half(float(i + 1)));
+    // The SetValues sit in the data cache: write them back before a DMA copy reads GM.
+    DataCacheCleanAndInvalid<half, CacheLine::ENTIRE_DATA_CACHE, DcciDst::CACHELINE_OUT>(g);
     LocalTensor<half> t = q.AllocTensor<half>();
     Duplicate(t, half(0), 32);
     PipeBarrier<PIPE_ALL>();
@@ -213,6 +215,8 @@ int main() {
     GlobalTensor<half> g;
     g.SetGlobalBuffer(reinterpret_cast<half*>(gm), 18);
     for (int i = 0; i < 18; i++) g.SetValue(i, half(float(i + 1)));
+    // The SetValues sit in the data cache: write them back before a DMA copy reads GM.
+    DataCacheCleanAndInvalid<half, CacheLine::ENTIRE_DATA_CACHE, DcciDst::CACHELINE_OUT>(g);
     LocalTensor<half> t = q.AllocTensor<half>();
     DataCopyPad(t, g, {2, 9 * sizeof(half), 0, 0, 0}, {true, 0, 0, half(5)});  // rows of 18 bytes
     q.EnQue(t);

@@ -313,6 +313,109 @@ __aicore__ void syncall_atomic_ok(GM_ADDR x, GM_ADDR y, GM_ADDR) {
   DataCopy(yg[kN], t, kN);
 }
 
+// sync_sum without the SyncAll: core 0 reads the other cores' scratch tiles while they may
+// still be in flight. The host threads may run cores 1..3 first, so the sum can come out
+// right; the read is a race all the same (gm_read_race, checked after the launch).
+__aicore__ void syncall_missing(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  LocalTensor<float> t = b.Get<float>();
+  if (me != 0) {
+    DataCopy(t, xg, kN);
+    SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+    DataCopy(scratch[me * kN], t, kN);
+    return;
+  }
+  DataCopy(t, scratch[kN], kN);  // expect: gm_read_race
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);
+}
+
+// The scalar form: core 1 reads core 0's flag word with GetValue, no barrier between.
+__aicore__ void syncall_missing_scalar(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
+  GlobalTensor<float> scratch, yg;
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  if (GetBlockIdx() == 0) {
+    scratch.SetValue(0, 1.0f);
+    return;
+  }
+  float v = scratch.GetValue(0);  // expect: gm_read_race
+  yg.SetValue(0, v);
+}
+
+// A read ordered before another core's write by the SyncAll is no race: core 0 reads
+// scratch tile 1 first, core 1 overwrites it after the barrier.
+__aicore__ void syncall_read_then_write_ok(GM_ADDR x, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, kN * sizeof(float));
+  GlobalTensor<float> xg, yg, scratch;
+  int64_t me = GetBlockIdx();
+  xg.SetGlobalBuffer((__gm__ float*)x + me * kN);
+  yg.SetGlobalBuffer((__gm__ float*)y + me * kN);
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  LocalTensor<float> t = b.Get<float>();
+  if (me == 0) DataCopy(t, scratch[kN], kN);
+  SyncAll();
+  DataCopy(t, xg, kN);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, kN);
+  if (me == 1) DataCopy(scratch[kN], t, kN);
+}
+
+// Core 0 writes 8 floats of the scratch with GlobalTensor::SetValue, SyncAll, core 1 copies
+// them in. Without kClean the values stay in core 0's data cache: the NPU's GM keeps the old
+// bytes (the simulator's GM is coherent, so the copy would read the new ones).
+template <bool kClean>
+void dcache_pass(GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 8 * sizeof(float));
+  GlobalTensor<float> scratch, yg;
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  if (GetBlockIdx() == 0) {
+    for (int i = 0; i < 8; i++) scratch.SetValue(i, float(i) + 0.5f);
+    if (kClean) DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(scratch);
+  }
+  SyncAll();
+  if (GetBlockIdx() != 1) return;
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, scratch, 8);  // expect: gm_dcache_stale in dcache_not_written_back
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 8);
+}
+__aicore__ void dcache_not_written_back(GM_ADDR, GM_ADDR y, GM_ADDR ws) { dcache_pass<false>(y, ws); }
+__aicore__ void dcache_written_back_ok(GM_ADDR, GM_ADDR y, GM_ADDR ws) { dcache_pass<true>(y, ws); }
+
+// One core: SetValue, then its own DMA copy of the same bytes (DMA reads GM, not the cache).
+__aicore__ void dcache_own_dma_read(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 8 * sizeof(float));
+  GlobalTensor<float> scratch, yg;
+  scratch.SetGlobalBuffer((__gm__ float*)(ws + 4096));
+  yg.SetGlobalBuffer((__gm__ float*)y);
+  scratch.SetValue(3, 1.0f);
+  PipeBarrier<PIPE_ALL>();
+  LocalTensor<float> t = b.Get<float>();
+  DataCopy(t, scratch, 8);  // expect: gm_dcache_stale
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 8);
+}
+
 // Core 1 skips the barrier: every other core waits forever.
 __aicore__ void syncall_deadlock(GM_ADDR, GM_ADDR, GM_ADDR) {
   if (GetBlockIdx() == 1) return;
@@ -395,6 +498,9 @@ __aicore__ void pre_block_ok(GM_ADDR, GM_ADDR y, GM_ADDR ws) {
   WaitPreBlock(flags, s);
   float v = yg.GetValue(0);
   yg.SetValue(0, v + float(GetBlockIdx() + 1));
+  // The SetValue changed this core's data cache only: write the line back before the next
+  // block reads it (CANN "DataCacheCleanAndInvalid"; gm_dcache_stale otherwise).
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(yg);
   NotifyNextBlock(flags, s);
 }
 
@@ -2276,6 +2382,12 @@ const Case kCases[] = {
     {"syncall_soft_ok", syncall_soft_ok, 4, check_sync_sum},
     {"syncall_atomic_ok", syncall_atomic_ok, 4, check_atomic},
     {"syncall_deadlock", syncall_deadlock, 4, nullptr},
+    {"syncall_missing", syncall_missing, 4, nullptr},
+    {"dcache_not_written_back", dcache_not_written_back, 2, nullptr},
+    {"dcache_written_back_ok", dcache_written_back_ok, 2, nullptr},
+    {"dcache_own_dma_read", dcache_own_dma_read, 1, nullptr},
+    {"syncall_missing_scalar", syncall_missing_scalar, 2, nullptr},
+    {"syncall_read_then_write_ok", syncall_read_then_write_ok, 2, nullptr},
     {"syncall_block_dim_exceeded", syncall_block_dim_exceeded, 64, nullptr},
     {"syncall_only", syncall_only, 2, nullptr},
     {"empty_kernel", empty_kernel, 2, nullptr},

@@ -105,6 +105,8 @@ fn correct_kernels_run_clean_with_the_right_numbers() {
         "syncall_ok",
         "syncall_soft_ok",
         "syncall_atomic_ok",
+        "syncall_read_then_write_ok",
+        "dcache_written_back_ok",
         "ib_ok",
         "pre_block_ok",
         "reduce9_ok",

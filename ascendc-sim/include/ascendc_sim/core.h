@@ -10,6 +10,7 @@
 // KernelAbort; run_kernel catches it) or warn() (records a warning, goes on).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -176,6 +177,35 @@ struct CoreContext {
   std::vector<GmWrite> gm_writes;
   uint64_t gm_data_bytes = 0;  // bytes kept in gm_writes[].data
 
+  /// GM byte ranges this core read (MTE2 copy-in, scalar GetValue), with the cross-core
+  /// epoch and knowledge at the read; checked after the launch against the other cores'
+  /// writes ("gm_read_race": a read of bytes another core writes with no SyncAll, IBSet/
+  /// IBWait or NotifyNextBlock/WaitPreBlock between). Adjacent or overlapping reads from
+  /// the same call site and epoch are merged, a repeat of a recent one is dropped.
+  struct GmRead {
+    uintptr_t lo, hi;
+    SrcLoc loc;
+    const char* api;
+    uint32_t epoch;
+    std::shared_ptr<const std::vector<uint32_t>> vc;
+  };
+  std::vector<GmRead> gm_reads;
+
+  /// The core's data cache for scalar GM writes (CANN Ascend C API reference,
+  /// "DataCacheCleanAndInvalid"; programming guide "Scalar读写数据": a SetValue changes only
+  /// the 64-byte cache line and marks it dirty, GM keeps the old bytes until the line is
+  /// cleaned; DMA copies do not go through the cache). `dcache_dirty`: line address -> its
+  /// entry in `dcache_log`, which keeps every dirtied line with the epoch it was dirtied in
+  /// and the epoch a DataCacheCleanAndInvalid wrote it back in (kNever: never).
+  struct DirtyLine {
+    uintptr_t line;
+    uint32_t dirtied, cleaned;
+    uint64_t bytes;  // bit i: byte line + i was written
+    SrcLoc loc;
+  };
+  std::map<uintptr_t, uint32_t> dcache_dirty;
+  std::vector<DirtyLine> dcache_log;
+
   /// Cross-core synchronisation (SyncAll, IBSet/IBWait, WaitPreBlock/NotifyNextBlock;
   /// src/cross_core.cpp): the launch's shared state, this core's epoch (bumped at every
   /// release) and its vector clock (entry k: the last epoch of core k this core has
@@ -279,6 +309,74 @@ inline void note_gm_write(CoreContext& c, const void* p, uint64_t bytes, const c
   CoreContext::GmWrite w{lo, hi, loc, api, {}, keep, c.xc_epoch, c.xc_vc};
   if (keep) w.data.assign(d, d + bytes);
   c.gm_writes.push_back(std::move(w));
+}
+
+/// Most GM read ranges one core keeps for the cross-core read check; reads beyond them are
+/// not checked (a false negative, never a false positive).
+inline constexpr size_t kGmReadCap = size_t(1) << 16;
+
+/// Records that the current core read GM bytes [p, p + bytes) in its current epoch.
+inline void note_gm_read(CoreContext& c, const void* p, uint64_t bytes, const char* api, const SrcLoc& loc) {
+  if (bytes == 0) return;
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  auto& v = c.gm_reads;
+  const size_t first = v.size() > kGmWriteRepeatWindow ? v.size() - kGmWriteRepeatWindow : 0;
+  for (size_t i = v.size(); i-- > first;) {
+    CoreContext::GmRead& r = v[i];
+    if (r.epoch != c.xc_epoch || r.vc != c.xc_vc || r.loc.line() != loc.line() ||
+        r.loc.file_name() != loc.file_name())
+      continue;
+    if (r.lo <= lo && hi <= r.hi) return;  // a repeat of a recent read
+    if (i + 1 == v.size() && lo <= r.hi && r.lo <= hi) {
+      r.lo = std::min(r.lo, lo);
+      r.hi = std::max(r.hi, hi);
+      return;
+    }
+  }
+  if (v.size() >= kGmReadCap) return;
+  v.push_back(CoreContext::GmRead{lo, hi, loc, api, c.xc_epoch, c.xc_vc});
+}
+
+inline constexpr uint64_t kDcacheLine = 64;
+inline constexpr uint32_t kDcacheNever = 0xFFFFFFFFu;
+inline constexpr size_t kDcacheLogCap = size_t(1) << 16;
+
+/// Bits of the bytes of [lo, hi) inside the 64-byte line at `line`.
+inline uint64_t dcache_mask(uintptr_t line, uintptr_t lo, uintptr_t hi) {
+  uintptr_t a = std::max(lo, line), e = std::min(hi, line + kDcacheLine);
+  if (a >= e) return 0;
+  uint64_t n = e - a;
+  return (n >= 64 ? ~0ull : ((1ull << n) - 1)) << (a - line);
+}
+
+/// A scalar SetValue of GM bytes [p, p + bytes): their line becomes dirty in this core's cache.
+inline void dcache_note_write(CoreContext& c, const void* p, uint64_t bytes, const SrcLoc& loc) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  for (uintptr_t line = a / kDcacheLine * kDcacheLine; line < a + bytes; line += kDcacheLine) {
+    const uint64_t m = dcache_mask(line, a, a + bytes);
+    auto it = c.dcache_dirty.find(line);
+    if (it != c.dcache_dirty.end()) {
+      c.dcache_log[it->second].bytes |= m;
+      continue;
+    }
+    if (c.dcache_log.size() >= kDcacheLogCap) continue;
+    c.dcache_dirty.emplace(line, uint32_t(c.dcache_log.size()));
+    c.dcache_log.push_back(CoreContext::DirtyLine{line, c.xc_epoch, kDcacheNever, m, loc});
+  }
+}
+
+/// DataCacheCleanAndInvalid: the line holding `p` (or, `entire`, every line) is written back.
+inline void dcache_clean(CoreContext& c, const void* p, bool entire) {
+  auto clean = [&](std::map<uintptr_t, uint32_t>::iterator it) {
+    c.dcache_log[it->second].cleaned = c.xc_epoch;
+    return c.dcache_dirty.erase(it);
+  };
+  if (entire) {
+    for (auto it = c.dcache_dirty.begin(); it != c.dcache_dirty.end();) it = clean(it);
+    return;
+  }
+  auto it = c.dcache_dirty.find(reinterpret_cast<uintptr_t>(p) / kDcacheLine * kDcacheLine);
+  if (it != c.dcache_dirty.end()) clean(it);
 }
 
 /// The context of the core running on this thread; nullptr outside a kernel.

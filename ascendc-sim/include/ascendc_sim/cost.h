@@ -97,6 +97,9 @@ class CoreRecorder {
   /// scalar issue. `dtype`: the type that decides lanes per repeat (for Cast the
   /// wider of source and destination).
   void vector(VecClass cls, DType dtype, uint32_t repeats, bool count_form);
+  /// The same, with each repeat taking at least `bank_cycles_per_repeat` cycles: the UB
+  /// bank-group accesses of one repeat (vec::bank_cycles) when its blocks share a bank group.
+  void vector(VecClass cls, DType dtype, uint32_t repeats, bool count_form, double bank_cycles_per_repeat);
 
   /// A DMA transfer on MTE2 (GM->UB) or MTE3 (UB->GM): `block_count` bursts of
   /// `block_bytes` bytes each (bytes actually moved to or from GM), starting at GM

@@ -357,11 +357,16 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
 /// Data-cache maintenance (CANN: `DataCacheCleanAndInvalid<T, CacheLine, DcciDst>(tensor)`).
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
-/// Scalar GM writes go through the data cache; the simulator's GM is coherent, so this
-/// only costs its scalar issue. Template arguments of any enum (or int) are accepted.
+/// Scalar GM writes go through the data cache: this writes back the dirty line holding the
+/// tensor's address (SINGLE_CACHE_LINE) or every dirty line (ENTIRE_DATA_CACHE). The
+/// simulator's GM holds the new bytes at once; the cache only decides what another core or
+/// this core's DMA may rely on (gm_dcache_stale). Costs its scalar issue. Template arguments
+/// of any enum (or int) are accepted.
 template <typename T, auto entireType = CacheLine::SINGLE_CACHE_LINE, auto dcciDst = DcciDst::CACHELINE_OUT>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
-  ascendc_sim::ctx("DataCacheCleanAndInvalid").rec->scalar(1);
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& t) {
+  auto& c = ascendc_sim::ctx("DataCacheCleanAndInvalid");
+  ascendc_sim::dcache_clean(c, t.GetPhyAddr(), int(entireType) == int(CacheLine::ENTIRE_DATA_CACHE));
+  c.rec->scalar(1);
 }
 template <typename T, auto entireType = CacheLine::SINGLE_CACHE_LINE, auto dcciDst = DcciDst::CACHELINE_OUT>
 inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {

@@ -83,6 +83,7 @@ class GlobalTensor {
     c.rec->scalar_access(ascendc_sim::ScalarTarget::GM, true);
     std::memcpy(addr_ + offset, &value, sizeof(T));
     ascendc_sim::note_gm_write(c, addr_ + offset, sizeof(T), "GlobalTensor::SetValue", loc);
+    ascendc_sim::dcache_note_write(c, addr_ + offset, sizeof(T), loc);
   }
   /// Reference to one element (bounds-checked against the host allocation).
   __gm__ T& operator()(const uint64_t offset, ascendc_sim::SrcLoc loc = ascendc_sim::SrcLoc::current()) const {

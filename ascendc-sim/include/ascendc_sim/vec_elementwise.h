@@ -48,7 +48,7 @@ inline void run(const char* api, VecClass cls, DType dt, const Shape& sh, Opnd (
   if (dt == DType::BF16) check_bf16_soc(api, loc);
   bool any = prepare(c, sh, ops, N, api, loc);
   if (any) for_each_run(c, sh, ops, N, k, true);
-  c.rec->vector(cls, dt, any ? sh.repeats : 0, count_form);
+  c.rec->vector(cls, dt, any ? sh.repeats : 0, count_form, any ? bank_cycles(sh, ops, N) : 0.0);
 }
 inline void end_count_form(const char* api) {
   CoreContext& c = ctx(api);

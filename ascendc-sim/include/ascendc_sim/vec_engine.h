@@ -69,6 +69,16 @@ Shape bits_shape(CoreContext& c, const uint64_t* mask, uint32_t repeats, uint32_
 
 /// Validates operands, records hazards; returns false when nothing runs (0 repeats/mask).
 bool prepare(CoreContext& c, const Shape& sh, Opnd* ops, int nops, const char* api, const SrcLoc& loc);
+
+/// Cycles one repeat of the instruction needs for its UB accesses (at least 1): the most
+/// distinct 32-byte rows one operand touches in a single UB bank group. Atlas A2 (arch
+/// 220x) UB: 16 bank groups, the group of a row is (address / 32) mod 16; the vector unit
+/// reads (and writes) one row per bank group per cycle, so a repeat whose 8 blocks of one
+/// operand fall in one group takes 8 cycles (CANN Ascend C best practices, "Avoiding Bank
+/// Conflicts in the Unified Buffer", atlas_ascendc_best_practices_10_0025: dataBlockStride
+/// 16 -> 8 cycles per repeat, 8 -> 4). The same row read by several blocks (stride 0) counts
+/// once, and conflicts between different operands are not charged (not modelled).
+double bank_cycles(const Shape& sh, const Opnd* ops, int nops);
 /// True when every operand is contiguous and the mask covers all lanes: the instruction
 /// is a flat loop over `n` elements.
 bool flat(const Shape& sh, const Opnd* ops, int nops, uint64_t* n);

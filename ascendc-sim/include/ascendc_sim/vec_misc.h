@@ -28,6 +28,25 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, ascendc_
   uint64_t dspan = (uint64_t(r - 1) * p.dstRepStride + 7ull * p.dstBlkStride) * 32 + 32;
   check_operand(c, src0.ref(), src0.addr_, src0.addr_ + r * 8 * sizeof(T), 32, "src0", api, loc);
   check_operand(c, dst.ref(), dst.addr_, uint32_t(dst.addr_ + dspan), 32, "dst", api, loc);
+  // api-reference §4.1 (CANN "通用说明和约束"): a destination may not partially overlap a
+  // source. Brcb's 8 source elements of repeat i are read while earlier repeats' blocks are
+  // written, so a written block over the source makes the result depend on the hardware's order.
+  {
+    const uint64_t slo = src0.addr_, shi = slo + uint64_t(r) * 8 * sizeof(T);
+    for (uint32_t i = 0; i < r; i++) {
+      for (uint32_t b = 0; b < 8; b++) {
+        uint64_t off = dst.addr_ + (uint64_t(i) * p.dstRepStride + uint64_t(b) * p.dstBlkStride) * 32;
+        if (off < shi && slo < off + 32) {
+          fail("vector_overlap", api, loc,
+               fmt("dst block %u of repeat %u (UB bytes [%llu, %llu)) overlaps the src0 elements [%llu, %llu) Brcb "
+                   "reads; broadcast into a buffer apart from its source",
+                   b, i, (unsigned long long)off, (unsigned long long)(off + 32), (unsigned long long)slo,
+                   (unsigned long long)shi),
+               {{"dst_offset", double(off)}, {"src_offset", double(slo)}});
+        }
+      }
+    }
+  }
   uint32_t stamp = hz_issue(c, Pipe::V, loc);
   hz_access(c, Pipe::V, stamp, src0.addr_, src0.addr_ + r * 8 * sizeof(T), false, api, loc);
   for (uint32_t i = 0; i < r; i++) {
@@ -42,7 +61,15 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, ascendc_
       std::memset(c.shadow + off, init, 32);
     }
   }
-  c.rec->vector(VecClass::Brcb, dtype_v<T>, r, false);
+  // The 8 destination blocks of a repeat, dstBlkStride apart, share UB bank groups as any
+  // vector operand's blocks do (vec::bank_cycles).
+  vec::Shape bsh;
+  bsh.lanes = 8 * (32 / sizeof(T));
+  bsh.repeats = r;
+  bsh.mask[0] = ~0ull;
+  bsh.mask[1] = ~0ull;
+  vec::Opnd bop{dst.ref(), "dst", sizeof(T), p.dstBlkStride, p.dstRepStride, true};
+  c.rec->vector(VecClass::Brcb, dtype_v<T>, r, false, vec::bank_cycles(bsh, &bop, 1));
 }
 
 /// dst[i] = firstValue + i for i < count.

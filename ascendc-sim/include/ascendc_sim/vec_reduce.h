@@ -156,7 +156,7 @@ inline void whole_reduce(const UbRef& dst, Opnd& src, const Shape& sh, int32_t d
       put<T>(c, off + sizeof(T), v, init);
     }
   }
-  c.rec->vector(VecClass::WholeReduce, dtype_v<T>, sh.repeats, false);
+  c.rec->vector(VecClass::WholeReduce, dtype_v<T>, sh.repeats, false, bank_cycles(sh, &src, 1));
 }
 
 /// BlockReduce*: 8 results per repeat (one per 32-byte block), dstRepStride in units of 8 elements.
@@ -187,7 +187,7 @@ inline void block_reduce(const UbRef& dst, Opnd& src, const Shape& sh, int32_t d
       put<T>(c, off, v, init);
     }
   }
-  c.rec->vector(VecClass::BlockReduce, dtype_v<T>, sh.repeats, false);
+  c.rec->vector(VecClass::BlockReduce, dtype_v<T>, sh.repeats, false, bank_cycles(sh, &src, 1));
 }
 
 /// PairReduceSum: lanes/2 results per repeat, dstRepStride in units of lanes/2 elements.
@@ -217,7 +217,7 @@ inline void pair_reduce(const UbRef& dst, Opnd& src, const Shape& sh, int32_t ds
       put<T>(c, off, v, init);
     }
   }
-  c.rec->vector(VecClass::PairReduce, dtype_v<T>, sh.repeats, false);
+  c.rec->vector(VecClass::PairReduce, dtype_v<T>, sh.repeats, false, bank_cycles(sh, &src, 1));
 }
 
 /// ReduceSum/Max/Min over the active lanes of every repeat of `sh` into dst[0] (and the

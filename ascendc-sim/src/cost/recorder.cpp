@@ -83,12 +83,19 @@ void CoreRecorder::Impl::scalar(double ns, uint8_t drain) {
 }
 
 void CoreRecorder::vector(VecClass cls, DType dtype, uint32_t repeats, bool count_form) {
+  vector(cls, dtype, repeats, count_form, 0.0);
+}
+
+void CoreRecorder::vector(VecClass cls, DType dtype, uint32_t repeats, bool count_form,
+                          double bank_cycles_per_repeat) {
   Impl& m = *impl_;
   m.counters.vector_instrs += 1;
   if (!m.timing || !m.t) return;
   const auto& t = *m.t;
   double issue = t.ns(t.vec_issue_cycles + (count_form ? t.mask_setup_cycles : 0.0));
-  double work = t.ns(t.vec_startup_cycles + double(repeats) * t.cycles_per_repeat(cls, dtype));
+  // A repeat takes the table's cycles, or longer when its blocks queue on one UB bank group.
+  double per_repeat = std::max(t.cycles_per_repeat(cls, dtype), bank_cycles_per_repeat);
+  double work = t.ns(t.vec_startup_cycles + double(repeats) * per_repeat);
   m.exec(Pipe::V, issue, work, work);
 }
 
