@@ -941,3 +941,70 @@ init    = { gamma = "uniform(0.5, 1.5)" }
         );
     }
 }
+
+/// Last-axis slices of inputs are GM views (issue 18): packed SwiGLU and GeGLU over
+/// `[R, 2·I]` (vLLM `SiluAndMul`) with an odd `I`, an aligned one, and rows too long for UB
+/// (chunked), are accepted on every declared, held-out and stress shape; the halves are read
+/// with one strided DataCopyPad per tile, not a copy per row.
+#[test]
+fn packed_glu_slices_are_read_as_gm_views() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.swiglu_packed]
+inputs  = { x = "bf16[rows, 74]" }
+outputs = { y = "bf16[rows, 37]" }
+reference = "y = x[..., :37] * sigmoid(x[..., :37]) * x[..., 37:]"
+shapes  = [{ rows = 1 }, { rows = 7 }, { rows = 130 }]
+eager = { source = "HF (chunk, silu, mul)", calls = { s = "aclnnSilu" }, recipe = '''
+g = x[..., :37]
+s = g * sigmoid(g)
+y = s * x[..., 37:]
+''' }
+[package.metadata.agenticcann.ops.geglu_packed]
+inputs  = { x = "f16[tokens, heads, 512]" }
+outputs = { y = "f16[tokens, heads, 256]" }
+reference = '''
+g = x[..., 0:256]
+y = 0.5 * g * (1 + tanh(0.7978845608028654 * (g + 0.044715 * g * g * g))) * x[..., 256:512]
+'''
+shapes  = [{ tokens = 3, heads = 2 }, { tokens = 16, heads = 4 }]
+[package.metadata.agenticcann.ops.swiglu_long]
+inputs  = { x = "f32[rows, 80002]" }
+outputs = { y = "f32[rows, 40001]" }
+reference = "y = x[..., :40001] * sigmoid(x[..., :40001]) * x[..., -40001:]"
+shapes  = [{ rows = 1 }, { rows = 3 }]
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    for op in &spec.ops {
+        let c = propose(op, &SynthOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            c.kernel.contains("__c0_"),
+            "{}: no view:\n{}",
+            op.name,
+            c.kernel
+        );
+        assert!(!c.kernel.contains("*p_"), "{}: raw pointer", op.name);
+        let ev = evaluate(op, &c, &eval_options()).unwrap();
+        assert!(ev.accepted(), "{}: {}", op.name, ev.render());
+    }
+    // The resident tiles read each half with a GM-side stride of the other half's bytes.
+    let c = propose(&spec.ops[0], &SynthOptions::default()).unwrap();
+    assert!(c.kernel.contains("(74u - C) * 2u"), "{}", c.kernel);
+    // The HF eager recipe: chunk is a view (no launch), silu is one vendor call, the mul
+    // one launch reading the second half through its view.
+    let ks = eager(&spec.ops[0], &SynthOptions::default()).unwrap();
+    assert_eq!(
+        ks.len(),
+        1,
+        "{:?}",
+        ks.iter()
+            .map(|k| k.op.reference.to_canonical_source())
+            .collect::<Vec<_>>()
+    );
+    let ev = evaluate(&ks[0].op, &ks[0].candidate, &eval_options()).unwrap();
+    assert!(ev.accepted(), "{}", ev.render());
+}

@@ -152,10 +152,19 @@ impl Prepared {
                 .map_err(|e| reference(e.to_string()))?;
             let count = |name: &str| tshapes[name].iter().product::<usize>() as u64;
             let counts: Vec<u64> = kparams.iter().map(|kp| count(kp.name)).collect();
+            // Inputs the reference reads only through last-axis slices count the columns
+            // it reads (the rest of the tensor need not be moved).
+            let needed: Vec<u64> = kparams
+                .iter()
+                .map(|kp| match kp.role {
+                    ParamRole::Input => read_elements(op, kp.name, &tshapes[kp.name]),
+                    ParamRole::Output => count(kp.name),
+                })
+                .collect();
             let bytes_of = |role: ParamRole| -> u64 {
                 kparams
                     .iter()
-                    .zip(&counts)
+                    .zip(&needed)
                     .filter(|(kp, _)| kp.role == role)
                     .map(|(kp, c)| c * kp.decl.dtype.size_bytes() as u64)
                     .sum()
@@ -887,4 +896,59 @@ pub(super) fn assemble(
         isolation,
         timings,
     }
+}
+
+/// Elements of input `name` (shaped `shape`) the reference reads: all of them, unless every
+/// use is a subscript that takes the leading axes whole, when only the union of the last-axis
+/// columns the subscripts pick counts (`x[..., :I]` and `x[..., I:]` together read all of
+/// `x`; the second alone reads half).
+pub(crate) fn read_elements(op: &OpSpec, name: &str, shape: &[usize]) -> u64 {
+    use crate::spec::reference::subscript::{picks, Pick};
+    use crate::spec::reference::ExprKind;
+    let total = shape.iter().product::<usize>() as u64;
+    let Some(&last) = shape.last() else {
+        return total;
+    };
+    if last == 0 {
+        return total;
+    }
+    let mut cols = vec![false; last];
+    let mut whole = false;
+    fn walk(
+        e: &crate::spec::reference::Expr,
+        name: &str,
+        shape: &[usize],
+        cols: &mut [bool],
+        whole: &mut bool,
+    ) {
+        match &e.kind {
+            ExprKind::Name(n) if n == name => *whole = true,
+            ExprKind::Subscript { operand, items } if matches!(&operand.kind, ExprKind::Name(n) if n == name) => {
+                match picks(items, shape) {
+                    Ok(p) if p[..p.len() - 1].iter().all(|x| *x == Pick::Whole) => {
+                        let k = p[p.len() - 1];
+                        for j in 0..k.size(cols.len()).unwrap_or(1) {
+                            if let Some(c) = cols.get_mut(k.source(j)) {
+                                *c = true;
+                            }
+                        }
+                    }
+                    _ => *whole = true,
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    walk(c, name, shape, cols, whole);
+                }
+            }
+        }
+    }
+    for st in &op.reference.statements {
+        walk(&st.value, name, shape, &mut cols, &mut whole);
+    }
+    if whole {
+        return total;
+    }
+    let read = cols.iter().filter(|c| **c).count() as u64;
+    total / last as u64 * read
 }

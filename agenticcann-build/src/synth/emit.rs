@@ -373,12 +373,14 @@ impl<'a> Emitter<'a> {
                         offset,
                         contiguous,
                         run,
+                        pitch,
                     },
                 ) => {
                     let dst_stride = format!("(P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u");
+                    let src_stride = view_src_stride(pitch.as_deref(), sz);
                     if *contiguous {
                         let off = offset.replace("ROW", row0);
-                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, {src_stride}, {dst_stride}, 0}}, {pad});"));
                     } else if let Some(run) = run {
                         // One burst per contiguous run of tensor rows (period `run`).
                         w(s, ind, &format!("for (uint32_t j = 0; j < {nt};) {{"));
@@ -386,7 +388,7 @@ impl<'a> Emitter<'a> {
                         w(s, ind + 1, &format!("uint32_t nr = {run} - rr % {run};"));
                         w(s, ind + 1, &format!("if (nr > {nt} - j) nr = {nt} - j;"));
                         let off = offset.replace("ROW", "rr");
-                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nr), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nr), C * {sz}u, {src_stride}, {dst_stride}, 0}}, {pad});"));
                         w(s, ind + 1, "j += nr;");
                         w(s, ind, "}");
                     } else {
@@ -3083,6 +3085,8 @@ fn finish(e: Emitter) -> Emitted {
             p.name, p.name
         );
     }
+    let (view_init, view_decl) = view_globals(op, lw);
+    k.push_str(&view_init);
     k.push_str(&sizes_code(flat, "    "));
     for b in &e.bufs {
         if b.decl.starts_with("TBuf") {
@@ -3157,6 +3161,7 @@ fn finish(e: Emitter) -> Emitted {
     for p in &params {
         let _ = writeln!(k, "  GlobalTensor<{}> g_{};", cty(p.decl.dtype), p.name);
     }
+    k.push_str(&view_decl);
     if e.split_nw > 0 {
         k.push_str("  GlobalTensor<float> g_ws;\n");
     }
@@ -3304,6 +3309,34 @@ const WIDE_BIN: &str = r#"  __aicore__ inline void WideBin(int op, const LocalTe
     }
   }
 "#;
+
+/// The GM-side `srcStride` of a multi-row DataCopyPad of a view whose rows are `pitch`
+/// elements apart (`C` elements read per row): the gap in bytes between the end of one row's
+/// burst and the start of the next (api-reference §3.2: DataCopyPad's GM-side stride is in
+/// bytes, its UB-side stride in 32-byte blocks). `0` for a tensor whose rows are `C` long.
+fn view_src_stride(pitch: Option<&str>, sz: usize) -> String {
+    match pitch {
+        Some(p) => format!("({p} - C) * {sz}u"),
+        None => "0".into(),
+    }
+}
+
+/// The kernel's views (`lower::View`): each a `GlobalTensor` of its parent's dtype, the
+/// parent's tensor from element `first` on (`GlobalTensor::operator[]`, no raw pointers).
+/// Returns (the lines of `Init`, the member declarations).
+fn view_globals(op: &OpSpec, lw: &Lowered) -> (String, String) {
+    let mut init = String::new();
+    let mut decl = String::new();
+    for v in &lw.views {
+        let Some(p) = op.input(&v.parent) else {
+            continue;
+        };
+        let ty = cty(p.decl.dtype);
+        let _ = writeln!(init, "    g_{} = g_{}[{}];", v.name, v.parent, v.first);
+        let _ = writeln!(decl, "  GlobalTensor<{ty}> g_{};", v.name);
+    }
+    (init, decl)
+}
 
 fn round32(bytes: &str) -> String {
     format!("(({bytes}) + 31) / 32 * 32")

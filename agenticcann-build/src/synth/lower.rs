@@ -5,9 +5,11 @@
 //! [`Level`]: uniform over the whole launch (attrs, numbers, one-element inputs), one scalar
 //! per row (`[R, 1]` operands and last-axis reductions), or a full row of `C` elements.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
-use crate::spec::reference::{BinaryOp, Expr, ExprKind, Func, ReduceOp};
+use crate::spec::reference::subscript::{template_picks, Pick};
+use crate::spec::reference::{BinaryOp, Expr, ExprKind, Func, ReduceOp, SubscriptItem};
 use crate::spec::{Dim, Dtype, OpSpec, ShapeTemplate};
 
 use super::SynthError;
@@ -70,7 +72,26 @@ pub(crate) enum Access {
         offset: String,
         contiguous: bool,
         run: Option<String>,
+        /// For a [`View`]: the tensor's row pitch in elements (C++ expression), when it
+        /// differs from the domain's row length; the copy-in then skips `pitch - C` elements
+        /// between rows (a GM-side stride).
+        pitch: Option<String>,
     },
+}
+
+/// A GM view of an input: columns `[first, first + count)` of every row of `parent`
+/// (a last-axis slice `x[..., a:b]` with step 1). The kernel reads it through its own
+/// `GlobalTensor` set `first` elements into the parent's buffer; its rows are `pitch`
+/// (the parent's last dim) apart. In the row program it is an input named `name` of the
+/// parent's dtype, shaped like the parent with last dim `count`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct View {
+    /// The view's name in the kernel (`<parent>__c<first>_<count>`).
+    pub name: String,
+    /// The sliced input.
+    pub parent: String,
+    /// First column taken.
+    pub first: usize,
 }
 
 /// One IR node.
@@ -128,6 +149,8 @@ pub(crate) struct Lowered {
     pub dtypes: HashMap<String, Dtype>,
     /// True when no node reduces and every row input is contiguous: element-flat split.
     pub flat: bool,
+    /// The GM views of sliced inputs the program reads (their names are inputs of `prog`).
+    pub views: Vec<View>,
 }
 
 /// The C++ spelling of a dim inside the kernel or the tiling function (`t.d_<name>` /
@@ -198,9 +221,65 @@ struct Ctx<'a> {
     /// name → (expr of an intermediate statement)
     defs: HashMap<String, &'a Expr>,
     attrs: HashMap<String, f64>,
+    /// The views created so far (shared by the main program and sub-programs).
+    views: RefCell<Vec<View>>,
+}
+
+/// What a subscript of an input resolves to, for the proposer: the whole input, or a
+/// step-1 range of columns of its last axis.
+enum Slice {
+    Whole,
+    Cols { first: usize, count: usize },
 }
 
 impl<'a> Ctx<'a> {
+    /// Resolves `input[items]`: only the last axis may be sliced, with step 1; every other
+    /// axis is taken whole.
+    fn slice_of(&self, input: &str, items: &[SubscriptItem]) -> Result<Slice, SynthError> {
+        let Some(i) = self.op.input(input) else {
+            return Err(self.unsupported(
+                "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+            ));
+        };
+        let shape = &i.decl.shape;
+        let picks = template_picks(items, shape)
+            .map_err(|m| self.unsupported(format!("subscript of input `{input}`: {m}")))?;
+        let last = picks.len().saturating_sub(1);
+        for (axis, p) in picks.iter().enumerate() {
+            let written = items
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            match p {
+                Pick::Whole => {}
+                Pick::Index(_) => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: an integer index (axis {axis}) is not lowered by the offline proposer (it lowers step-1 slices of the last axis, `x[..., a:b]`)"
+                    )))
+                }
+                Pick::Range { step, .. } if *step != 1 => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: a strided slice (step {step}) is not lowered by the offline proposer (it lowers step-1 slices of the last axis, `x[..., a:b]`)"
+                    )))
+                }
+                Pick::Range { .. } if axis != last => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: a slice of axis {axis} is not lowered by the offline proposer (it lowers step-1 slices of the last axis only)"
+                    )))
+                }
+                Pick::Range { .. } => {}
+            }
+        }
+        Ok(match picks.get(last) {
+            Some(Pick::Range { first, count, .. }) => Slice::Cols {
+                first: *first,
+                count: *count,
+            },
+            _ => Slice::Whole,
+        })
+    }
+
     fn unsupported(&self, what: impl Into<String>) -> SynthError {
         SynthError::Unsupported {
             op: self.op.name.clone(),
@@ -252,8 +331,13 @@ impl<'a> Ctx<'a> {
                 }
                 ShapeTemplate::new(dims)
             }
-            k @ (ExprKind::Subscript { .. }
-            | ExprKind::Concat { .. }
+            ExprKind::Subscript { operand, items } => {
+                let s = self.shape(operand)?;
+                let picks = template_picks(items, &s)
+                    .map_err(|m| self.unsupported(format!("subscript: {m}")))?;
+                crate::spec::reference::subscript::picked_shape(&picks, &s)
+            }
+            k @ (ExprKind::Concat { .. }
             | ExprKind::Iota { .. }
             | ExprKind::ArgReduce { .. }
             | ExprKind::TakeAlongAxis { .. }) => {
@@ -323,8 +407,14 @@ impl Builder<'_, '_> {
         self.nodes[i].level
     }
 
-    /// Classifies an input of shape `s` in this domain.
-    fn access(&self, name: &str, s: &ShapeTemplate) -> Result<(Access, Level), SynthError> {
+    /// Classifies an input of shape `s` in this domain; `pitch` is a view's row pitch (its
+    /// parent's last dim), which then is the unit of the row offsets.
+    fn access(
+        &self,
+        name: &str,
+        s: &ShapeTemplate,
+        pitch: Option<&Dim>,
+    ) -> Result<(Access, Level), SynthError> {
         let rank = self.lead.len() + 1;
         if s.rank() > rank {
             return Err(self
@@ -355,10 +445,10 @@ impl Builder<'_, '_> {
         }
         // Row offset: sum over leading axes of index_i * stride_i.
         let contiguous = in_lead.iter().zip(&self.lead).all(|(a, b)| a == b);
-        let unit = if row_like {
-            dim_code(&self.cols)
-        } else {
-            "1u".into()
+        let unit = match pitch {
+            Some(p) => dim_code(p),
+            None if row_like => dim_code(&self.cols),
+            None => "1u".into(),
         };
         let offset = if contiguous {
             format!("(ROW) * {unit}")
@@ -402,6 +492,7 @@ impl Builder<'_, '_> {
                     offset,
                     contiguous,
                     run,
+                    pitch: pitch.map(dim_code),
                 },
                 Level::Row,
             )
@@ -419,7 +510,7 @@ impl Builder<'_, '_> {
                 } else if let Some(&i) = self.memo.get(n) {
                     i
                 } else if let Some(input) = self.ctx.op.input(n) {
-                    let (access, level) = self.access(n, &input.decl.shape)?;
+                    let (access, level) = self.access(n, &input.decl.shape, None)?;
                     let i = self.push(
                         Op::Input {
                             name: n.clone(),
@@ -543,8 +634,18 @@ impl Builder<'_, '_> {
                     self.red_mid(*op, operand, &s, a)?
                 }
             }
-            k @ (ExprKind::Subscript { .. }
-            | ExprKind::Concat { .. }
+            ExprKind::Subscript { operand, items } => {
+                let ExprKind::Name(n) = &operand.kind else {
+                    return Err(self.ctx.unsupported(
+                        "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+                    ));
+                };
+                match self.ctx.slice_of(n, items)? {
+                    Slice::Whole => self.lower(operand)?,
+                    Slice::Cols { first, count } => self.view(n, first, count)?,
+                }
+            }
+            k @ (ExprKind::Concat { .. }
             | ExprKind::Iota { .. }
             | ExprKind::ArgReduce { .. }
             | ExprKind::TakeAlongAxis { .. }) => {
@@ -554,6 +655,53 @@ impl Builder<'_, '_> {
                 )))
             }
         })
+    }
+
+    /// The node reading columns `[first, first + count)` of input `parent` (a GM view).
+    fn view(&mut self, parent: &str, first: usize, count: usize) -> Result<usize, SynthError> {
+        let input = self
+            .ctx
+            .op
+            .input(parent)
+            .ok_or_else(|| self.ctx.unsupported(format!("unknown input `{parent}`")))?;
+        let full = &input.decl.shape;
+        let Some(pitch) = full.dims.last().cloned() else {
+            return Err(self
+                .ctx
+                .unsupported(format!("a subscript of the scalar input `{parent}`")));
+        };
+        if first == 0 && Dim::Fixed(count) == pitch {
+            return self.lower(&Expr {
+                kind: ExprKind::Name(parent.to_string()),
+                span: Default::default(),
+            });
+        }
+        let name = format!("{parent}__c{first}_{count}");
+        if let Some(&i) = self.memo.get(&name) {
+            return Ok(i);
+        }
+        let mut dims = full.dims.clone();
+        *dims.last_mut().expect("rank >= 1") = Dim::Fixed(count);
+        let (access, level) = self.access(&name, &ShapeTemplate::new(dims), Some(&pitch))?;
+        {
+            let mut views = self.ctx.views.borrow_mut();
+            if !views.iter().any(|v| v.name == name) {
+                views.push(View {
+                    name: name.clone(),
+                    parent: parent.to_string(),
+                    first,
+                });
+            }
+        }
+        let i = self.push(
+            Op::Input {
+                name: name.clone(),
+                access,
+            },
+            level,
+        );
+        self.memo.insert(name, i);
+        Ok(i)
     }
 
     fn red_mid(
@@ -685,14 +833,18 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         op: op.name.clone(),
         reason,
     };
+    // Subscripts (last-axis slices of inputs, read as GM views) are lowered below; the
+    // other indexing constructs are not.
     let mut construct = None;
     op.reference.any_node(|e| {
-        construct = construct.or(e.kind.indexing_construct());
+        if !matches!(e.kind, ExprKind::Subscript { .. }) {
+            construct = construct.or(e.kind.indexing_construct());
+        }
         false
     });
     if let Some(c) = construct {
         return Err(unsupported(format!(
-            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts and reductions over rows)"
+            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts, reductions over rows and step-1 last-axis slices of inputs)"
         )));
     }
     for o in &op.outputs {
@@ -713,6 +865,7 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         fast_math,
         defs,
         attrs: op.attr_values(),
+        views: RefCell::new(Vec::new()),
     };
     // Domain: the broadcast of every output shape and of the shapes of the outputs'
     // expressions before any last-axis reduction; outputs of rank one less are per-row.
@@ -739,8 +892,15 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
     });
     if !has_mid {
         let mut widest = dom.clone();
+        // Inputs read whole widen the domain; sliced inputs widen it by their slices' shapes.
+        let (whole, sliced) = leaf_shapes(&ctx, &op.reference.statements);
         for i in &op.inputs {
-            widest = broadcast_loose(&widest, &i.decl.shape);
+            if whole.contains(&i.name) {
+                widest = broadcast_loose(&widest, &i.decl.shape);
+            }
+        }
+        for s in &sliced {
+            widest = broadcast_loose(&widest, s);
         }
         if widest != dom {
             // The outputs are per-row values of the inputs' domain.
@@ -780,6 +940,7 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
             Access::Uniform
                 | Access::Row {
                     contiguous: true,
+                    pitch: None,
                     ..
                 }
         ),
@@ -791,6 +952,13 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
             .outputs
             .iter()
             .all(|o| o.decl.shape.rank() == b.lead.len() + 1);
+    let views = ctx.views.borrow().clone();
+    let mut dtypes: HashMap<String, Dtype> = dtypes;
+    for v in &views {
+        if let Some(&d) = dtypes.get(&v.parent) {
+            dtypes.insert(v.name.clone(), d);
+        }
+    }
     Ok(Lowered {
         prog: Program {
             lead: b.lead,
@@ -801,7 +969,41 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         outputs,
         dtypes,
         flat,
+        views,
     })
+}
+
+/// The inputs the reference reads whole (a name outside any subscript, through
+/// intermediates), and the shapes of its subscripts of inputs.
+fn leaf_shapes(
+    ctx: &Ctx,
+    statements: &[crate::spec::reference::Statement],
+) -> (Vec<String>, Vec<ShapeTemplate>) {
+    fn walk(ctx: &Ctx, e: &Expr, whole: &mut Vec<String>, sliced: &mut Vec<ShapeTemplate>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if ctx.op.input(n).is_some() && !whole.contains(n) {
+                    whole.push(n.clone());
+                }
+            }
+            ExprKind::Subscript { operand, .. } if matches!(operand.kind, ExprKind::Name(_)) => {
+                if let Ok(s) = ctx.shape(e) {
+                    sliced.push(s);
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    walk(ctx, c, whole, sliced);
+                }
+            }
+        }
+    }
+    let mut whole = Vec::new();
+    let mut sliced = Vec::new();
+    for st in statements {
+        walk(ctx, &st.value, &mut whole, &mut sliced);
+    }
+    (whole, sliced)
 }
 
 /// Broadcast where the input may have more trailing extent than the outputs (an output
