@@ -1008,3 +1008,45 @@ shapes  = [{ rows = 1 }, { rows = 3 }]
     let ev = evaluate(&ks[0].op, &ks[0].candidate, &eval_options()).unwrap();
     assert!(ev.accepted(), "{}", ev.render());
 }
+
+/// A last-axis `concat` of elementwise expressions over slices (rotate-half RoPE, issue 18)
+/// is written in column segments, each an elementwise program over views of the inputs'
+/// segment columns (`cos[..., :D/2]` of a `[tokens, 1, D]` or `[D]` operand is a view too),
+/// stored through an output view with a GM-side destination stride: accepted on every
+/// declared, held-out and stress shape, for head dim 128 and for an odd half width (3).
+#[test]
+fn rotate_half_concat_is_written_in_segments() {
+    let m = r#"
+[package]
+name = "x"
+version = "0.1.0"
+[package.metadata.agenticcann]
+soc = "Ascend910B1"
+[package.metadata.agenticcann.ops.rope_half]
+inputs  = { x = "f16[tokens, heads, 128]", cos = "f16[tokens, 1, 128]", sin = "f16[tokens, 1, 128]" }
+outputs = { y = "f16[tokens, heads, 128]" }
+reference = "y = x * cos + concat(-x[..., 64:], x[..., :64], axis=-1) * sin"
+shapes  = [{ tokens = 1, heads = 8 }, { tokens = 7, heads = 32 }]
+init    = { cos = "uniform(-1, 1)", sin = "uniform(-1, 1)" }
+[package.metadata.agenticcann.ops.rope_odd]
+inputs  = { x = "f32[rows, 6]", cos = "f32[6]", sin = "f32[6]" }
+outputs = { y = "f32[rows, 6]" }
+reference = '''
+r = concat(-x[..., 3:], x[..., :3], axis=-1)
+y = x * cos + r * sin
+'''
+shapes  = [{ rows = 1 }, { rows = 37 }]
+"#;
+    let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
+    for op in &spec.ops {
+        let c = propose(op, &SynthOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            c.kernel.contains("g_y__c0_"),
+            "{}: no output view:\n{}",
+            op.name,
+            c.kernel
+        );
+        let ev = evaluate(op, &c, &eval_options()).unwrap();
+        assert!(ev.accepted(), "{}: {}", op.name, ev.render());
+    }
+}

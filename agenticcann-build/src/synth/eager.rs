@@ -140,10 +140,12 @@ impl Decomp<'_> {
                     "the eager decomposition lowers subscripts of tensors only (not of a subscript or a scalar)",
                 )),
             },
-            k if k.indexing_construct().is_some() => Err(self.unsupported(&format!(
+            k if k.indexing_construct().is_some() && !matches!(k, ExprKind::Concat { .. }) => {
+                Err(self.unsupported(&format!(
                 "the eager decomposition does not lower {} yet",
                 k.indexing_construct().unwrap_or("an indexing construct")
-            ))),
+            )))
+            }
             _ => {
                 // Children first.
                 let mut kids = Vec::new();
@@ -155,6 +157,12 @@ impl Decomp<'_> {
                 }
                 // One primitive: operands a, b, c.
                 let names = ["a", "b", "c"];
+                if kids.len() > names.len() {
+                    return Err(self.unsupported(&format!(
+                        "a launch with {} operands (the decomposition names at most 3)",
+                        kids.len()
+                    )));
+                }
                 let mut ins = Vec::new();
                 let mut args = Vec::new();
                 let mut shape = ShapeTemplate::default();
@@ -208,6 +216,23 @@ impl Decomp<'_> {
                         }
                         shape = ShapeTemplate::new(dims);
                         format!("{}({}, axis={a}, keepdims={keepdims})", op.name(), args[0])
+                    }
+                    ExprKind::Concat { axis, .. } => {
+                        // `torch.cat`: one launch copying its operands into the result.
+                        let text = format!("concat({}, axis={axis})", args.join(", "));
+                        let shapes: BTreeMap<String, ShapeTemplate> = ins
+                            .iter()
+                            .map(|(l, s, _)| (l.clone(), s.clone()))
+                            .collect();
+                        let prim = Reference::parse(&format!("y = {text}")).map_err(|e| {
+                            self.unsupported(&format!("primitive `{text}` does not parse: {e}"))
+                        })?;
+                        shape = crate::spec::reference::shape_of(
+                            &prim.statements[0].value,
+                            &shapes,
+                        )
+                        .map_err(|e| self.unsupported(&format!("a concat's shape: {}", e.message)))?;
+                        text
                     }
                     _ => return Err(self.unsupported("an unexpected node")),
                 };

@@ -1177,6 +1177,9 @@ fn out_bufs(e: &mut Emitter, mode: Mode) {
 
 /// True when the output has a full row per domain row (rank = domain rank, last = cols).
 fn full_output(e: &Emitter, name: &str) -> bool {
+    if e.lw.out_views.iter().any(|v| v.name == name) {
+        return true;
+    }
     let Some(o) = e.op.output(name) else {
         return false;
     };
@@ -1561,7 +1564,8 @@ fn emit_row_body(
                         ind2,
                         &format!("o_{name} = oq_{name}.DeQue<{}>();", cty(*d)),
                     );
-                    w(s, ind2, &format!("DataCopyPad(g_{name}[r * C + off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
+                    let pitch = lw.out_pitch(e.op, name).unwrap_or_else(|| "C".into());
+                    w(s, ind2, &format!("DataCopyPad(g_{name}[r * {pitch} + off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
                     w(s, ind2, &format!("oq_{name}.FreeTensor(o_{name});"));
                 }
             }
@@ -2124,7 +2128,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
         // Outputs complete at this level leave now; MTE3 copies them under later levels.
         for name in early_now {
             let (_, d, _) = lw.outputs.iter().find(|(n, _, _)| *n == name).unwrap();
-            emit_tile_copy_out(s, ind, &name, *d, true);
+            emit_tile_copy_out(s, ind, &name, *d, true, lw.out_pitch(e.op, &name));
             early.push(name);
         }
         if pass < final_pass {
@@ -2484,13 +2488,28 @@ fn emit_wide_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
 
 /// The copy-out of a resident tile's output `name` (EnQue, DeQue, DataCopyPad of `nt` rows
 /// or values, FreeTensor).
-fn emit_tile_copy_out(s: &mut String, ind: usize, name: &str, d: Dtype, full: bool) {
+///
+/// `pitch` is the GM row pitch of an output segment view (`Lowered::out_pitch`): its rows
+/// are written `pitch - C` elements apart, a GM-side `dstStride` in bytes (api-reference
+/// §3.2: UB→GM DataCopyPad's GM-side stride is in bytes, its UB-side one in 32-byte blocks).
+fn emit_tile_copy_out(
+    s: &mut String,
+    ind: usize,
+    name: &str,
+    d: Dtype,
+    full: bool,
+    pitch: Option<String>,
+) {
     let ty = cty(d);
     let sz = d.size_bytes();
     w(s, ind, &format!("oq_{name}.EnQue(o_{name});"));
     w(s, ind, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
     if full {
-        w(s, ind, &format!("DataCopyPad(g_{name}[row0 * C], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0, 0}});"));
+        let (unit, dst_stride) = match &pitch {
+            Some(p) => (p.clone(), format!("({p} - C) * {sz}u")),
+            None => ("C".into(), "0".into()),
+        };
+        w(s, ind, &format!("DataCopyPad(g_{name}[row0 * {unit}], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, {dst_stride}, 0}});"));
     } else {
         w(s, ind, &format!("DataCopyPad(g_{name}[row0], o_{name}, DataCopyExtParams{{1, nt * {sz}u, 0, 0, 0}});"));
     }
@@ -2870,7 +2889,14 @@ pub(crate) fn emit(
             r?;
             s.push_str(&rb);
             for (name, d, _) in &lw.outputs {
-                emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+                emit_tile_copy_out(
+                    s,
+                    4,
+                    name,
+                    *d,
+                    full_output(&e, name),
+                    lw.out_pitch(op, name),
+                );
             }
             e.wide_temps = e.ntemps;
             e.ntemps = e.ntemps.max(before);
@@ -2881,7 +2907,14 @@ pub(crate) fn emit(
             s.push_str(&rb);
             for (name, d, _) in &lw.outputs {
                 if !tile_early.contains(name) {
-                    emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+                    emit_tile_copy_out(
+                        s,
+                        4,
+                        name,
+                        *d,
+                        full_output(&e, name),
+                        lw.out_pitch(op, name),
+                    );
                 }
             }
             w(s, 3, "}");
@@ -2900,7 +2933,14 @@ pub(crate) fn emit(
         }
         for (name, d, _) in &lw.outputs {
             if !early.contains(name) {
-                emit_tile_copy_out(s, 3, name, *d, full_output(&e, name));
+                emit_tile_copy_out(
+                    s,
+                    3,
+                    name,
+                    *d,
+                    full_output(&e, name),
+                    lw.out_pitch(op, name),
+                );
             }
         }
         e.emit_frees(s, 3, &pg, &rows_in);
@@ -3327,11 +3367,15 @@ fn view_src_stride(pitch: Option<&str>, sz: usize) -> String {
 fn view_globals(op: &OpSpec, lw: &Lowered) -> (String, String) {
     let mut init = String::new();
     let mut decl = String::new();
-    for v in &lw.views {
-        let Some(p) = op.input(&v.parent) else {
+    for v in lw.views.iter().chain(&lw.out_views) {
+        let Some(dtype) = op
+            .input(&v.parent)
+            .map(|p| p.decl.dtype)
+            .or_else(|| op.output(&v.parent).map(|p| p.decl.dtype))
+        else {
             continue;
         };
-        let ty = cty(p.decl.dtype);
+        let ty = cty(dtype);
         let _ = writeln!(init, "    g_{} = g_{}[{}];", v.name, v.parent, v.first);
         let _ = writeln!(decl, "  GlobalTensor<{ty}> g_{};", v.name);
     }

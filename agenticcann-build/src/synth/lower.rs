@@ -151,6 +151,19 @@ pub(crate) struct Lowered {
     pub flat: bool,
     /// The GM views of sliced inputs the program reads (their names are inputs of `prog`).
     pub views: Vec<View>,
+    /// The column segments the outputs are written in (a last-axis concat), each a view of
+    /// its output (`parent`) named in `outputs`; empty when outputs are written whole.
+    pub out_views: Vec<View>,
+}
+
+impl Lowered {
+    /// The row pitch (C++, elements) of output `name` when it is a segment view of a wider
+    /// output, `None` for an output written whole.
+    pub(crate) fn out_pitch(&self, op: &OpSpec, name: &str) -> Option<String> {
+        let v = self.out_views.iter().find(|v| v.name == name)?;
+        let o = op.output(&v.parent)?;
+        o.decl.shape.dims.last().map(dim_code)
+    }
 }
 
 /// The C++ spelling of a dim inside the kernel or the tiling function (`t.d_<name>` /
@@ -337,8 +350,30 @@ impl<'a> Ctx<'a> {
                     .map_err(|m| self.unsupported(format!("subscript: {m}")))?;
                 crate::spec::reference::subscript::picked_shape(&picks, &s)
             }
-            k @ (ExprKind::Concat { .. }
-            | ExprKind::Iota { .. }
+            ExprKind::Concat { operands, axis } => {
+                let mut shapes = Vec::new();
+                for o in operands {
+                    shapes.push(self.shape(o)?);
+                }
+                let first = shapes.first().cloned().unwrap_or_default();
+                let a = normalize(*axis, first.rank())
+                    .ok_or_else(|| self.unsupported("a concat axis out of range"))?;
+                let mut total = 0usize;
+                for sh in &shapes {
+                    match sh.dims.get(a) {
+                        Some(Dim::Fixed(n)) => total += n,
+                        _ => {
+                            return Err(
+                                self.unsupported("a concat along a named (launch-bound) axis")
+                            )
+                        }
+                    }
+                }
+                let mut dims = first.dims.clone();
+                dims[a] = Dim::Fixed(total);
+                ShapeTemplate::new(dims)
+            }
+            k @ (ExprKind::Iota { .. }
             | ExprKind::ArgReduce { .. }
             | ExprKind::TakeAlongAxis { .. }) => {
                 return Err(self.unsupported(format!(
@@ -348,7 +383,89 @@ impl<'a> Ctx<'a> {
             }
         })
     }
+
+    /// When the reference concatenates along the last axis: (the outputs' last dim `D`,
+    /// the segment width `g`), `g` the gcd of `D` and every concat operand's width, so each
+    /// of the `D / g` segments of an output lies inside one operand of every concat.
+    fn segments(&self) -> Result<Option<(usize, usize)>, SynthError> {
+        let mut widths = Vec::new();
+        let mut err = None;
+        let mut reduces = false;
+        self.op.reference.any_node(|e| {
+            if matches!(e.kind, ExprKind::Reduce { .. }) {
+                reduces = true;
+            }
+            let ExprKind::Concat { operands, axis } = &e.kind else {
+                return false;
+            };
+            let rank = match self.shape(e) {
+                Ok(s) => s.rank(),
+                Err(x) => {
+                    err = err.take().or(Some(x));
+                    return false;
+                }
+            };
+            if normalize(*axis, rank) != Some(rank.saturating_sub(1)) {
+                err = err.take().or(Some(self.unsupported(format!(
+                    "concat along axis {axis}: the proposer lowers concats along the last axis only"
+                ))));
+                return false;
+            }
+            for o in operands {
+                match self.shape(o).map(|s| s.dims.last().cloned()) {
+                    Ok(Some(Dim::Fixed(n))) => widths.push(n),
+                    Ok(_) => {
+                        err = err.take().or(Some(
+                            self.unsupported("a concat operand without a fixed last axis"),
+                        ))
+                    }
+                    Err(x) => err = err.take().or(Some(x)),
+                }
+            }
+            false
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if widths.is_empty() {
+            return Ok(None);
+        }
+        if reduces {
+            return Err(self.unsupported(
+                "a reduction in an op with a last-axis concat (its outputs are written in column segments, which do not hold whole rows)",
+            ));
+        }
+        let mut d = None;
+        for o in &self.op.outputs {
+            match (o.decl.shape.dims.last(), d) {
+                (Some(Dim::Fixed(n)), None) => d = Some(*n),
+                (Some(Dim::Fixed(n)), Some(m)) if *n == m => {}
+                _ => return Err(self.unsupported(
+                    "a last-axis concat in an op whose outputs do not all have one fixed last dim",
+                )),
+            }
+        }
+        let d = d.unwrap_or(1);
+        fn gcd(a: usize, b: usize) -> usize {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        let g = widths.iter().fold(d, |acc, &w| gcd(acc, w)).max(1);
+        if d / g > MAX_SEGMENTS {
+            return Err(self.unsupported(format!(
+                "a last-axis concat of widths {widths:?} into {d} columns needs {} segments of {g} columns (the proposer writes at most {MAX_SEGMENTS})",
+                d / g
+            )));
+        }
+        Ok(Some((d, g)))
+    }
 }
+
+/// Most column segments a last-axis concat's output is written in.
+const MAX_SEGMENTS: usize = 16;
 
 /// `x` when `e` is `1 + exp(x)` or `exp(x) + 1`.
 fn softplus_arg<'a>(e: &'a Expr) -> Option<&'a Expr> {
@@ -392,6 +509,9 @@ struct Builder<'c, 'a> {
     cols: Dim,
     nodes: Vec<Node>,
     memo: HashMap<String, usize>,
+    /// When the outputs are written in column segments (a last-axis `concat`): the columns
+    /// `[first, first + width)` of the value being lowered that this program computes.
+    window: Option<(usize, usize)>,
 }
 
 impl Builder<'_, '_> {
@@ -501,7 +621,84 @@ impl Builder<'_, '_> {
         })
     }
 
+    /// Lowers `e`; inside a column segment ([`Builder::window`]) every operand with columns
+    /// is re-sliced to the segment's columns: an input becomes a view of those columns, a
+    /// slice a view shifted by its start, a `concat` the operand the segment falls in.
+    /// Values without columns (scalars, `[…, 1]`) are the same in every segment.
     fn lower(&mut self, e: &Expr) -> Result<usize, SynthError> {
+        let Some((a, w)) = self.window else {
+            return self.lower_node(e);
+        };
+        if matches!(e.kind, ExprKind::Reduce { .. }) {
+            return Err(self
+                .ctx
+                .unsupported("a reduction in an op whose outputs are written in concat segments"));
+        }
+        let s = self.ctx.shape(e)?;
+        if s.dims.last().is_none_or(is_one) {
+            self.window = None;
+            let r = self.lower_node(e);
+            self.window = Some((a, w));
+            return r;
+        }
+        match &e.kind {
+            ExprKind::Name(n) if !self.ctx.attrs.contains_key(n) => {
+                let key = format!("{n}@{a}");
+                if let Some(&i) = self.memo.get(&key) {
+                    return Ok(i);
+                }
+                let i = if self.ctx.op.input(n).is_some() {
+                    self.view(n, a, w)?
+                } else if let Some(d) = self.ctx.defs.get(n) {
+                    self.lower(d)?
+                } else {
+                    return Err(self.ctx.unsupported(format!("unknown name `{n}`")));
+                };
+                self.memo.insert(key, i);
+                Ok(i)
+            }
+            ExprKind::Subscript { operand, items } => {
+                let ExprKind::Name(n) = &operand.kind else {
+                    return Err(self.ctx.unsupported(
+                        "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+                    ));
+                };
+                match self.ctx.slice_of(n, items)? {
+                    Slice::Whole => self.view(n, a, w),
+                    Slice::Cols { first, count } if a + w <= count => self.view(n, first + a, w),
+                    Slice::Cols { .. } => Err(self
+                        .ctx
+                        .unsupported("a concat segment outside the slice it reads")),
+                }
+            }
+            ExprKind::Concat { operands, .. } => {
+                let mut off = 0usize;
+                for o in operands {
+                    let ow = match self.ctx.shape(o)?.dims.last() {
+                        Some(Dim::Fixed(n)) => *n,
+                        _ => {
+                            return Err(self
+                                .ctx
+                                .unsupported("a concat operand whose last axis is not fixed"))
+                        }
+                    };
+                    if a >= off && a + w <= off + ow {
+                        self.window = Some((a - off, w));
+                        let r = self.lower(o);
+                        self.window = Some((a, w));
+                        return r;
+                    }
+                    off += ow;
+                }
+                Err(self
+                    .ctx
+                    .unsupported("a concat segment that straddles two operands"))
+            }
+            _ => self.lower_node(e),
+        }
+    }
+
+    fn lower_node(&mut self, e: &Expr) -> Result<usize, SynthError> {
         Ok(match &e.kind {
             ExprKind::Number(v) => self.push(Op::Const(*v), Level::Uniform),
             ExprKind::Name(n) => {
@@ -671,10 +868,13 @@ impl Builder<'_, '_> {
                 .unsupported(format!("a subscript of the scalar input `{parent}`")));
         };
         if first == 0 && Dim::Fixed(count) == pitch {
-            return self.lower(&Expr {
+            let window = self.window.take();
+            let r = self.lower(&Expr {
                 kind: ExprKind::Name(parent.to_string()),
                 span: Default::default(),
             });
+            self.window = window;
+            return r;
         }
         let name = format!("{parent}__c{first}_{count}");
         if let Some(&i) = self.memo.get(&name) {
@@ -741,6 +941,7 @@ impl Builder<'_, '_> {
             cols: s_last,
             nodes: Vec::new(),
             memo: HashMap::new(),
+            window: None,
         };
         let root = sub.lower(operand)?;
         if sub
@@ -837,14 +1038,14 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
     // other indexing constructs are not.
     let mut construct = None;
     op.reference.any_node(|e| {
-        if !matches!(e.kind, ExprKind::Subscript { .. }) {
+        if !matches!(e.kind, ExprKind::Subscript { .. } | ExprKind::Concat { .. }) {
             construct = construct.or(e.kind.indexing_construct());
         }
         false
     });
     if let Some(c) = construct {
         return Err(unsupported(format!(
-            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts, reductions over rows and step-1 last-axis slices of inputs)"
+            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts, reductions over rows, step-1 last-axis slices of inputs and last-axis concats of them)"
         )));
     }
     for o in &op.outputs {
@@ -910,6 +1111,12 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
     if dom.rank() == 0 {
         dom = ShapeTemplate::new(vec![Dim::Fixed(1)]);
     }
+    // A last-axis concat: the domain is one column segment of the outputs.
+    let segments = ctx.segments()?;
+    if let Some((_, g)) = segments {
+        let r = dom.rank();
+        dom.dims[r - 1] = Dim::Fixed(g);
+    }
     let lead = dom.dims[..dom.rank() - 1].to_vec();
     let cols = dom.dims[dom.rank() - 1].clone();
     let mut b = Builder {
@@ -918,15 +1125,36 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         cols,
         nodes: Vec::new(),
         memo: HashMap::new(),
+        window: None,
     };
     let mut outputs = Vec::new();
+    let mut out_views: Vec<View> = Vec::new();
     for o in &op.outputs {
         let st = op
             .reference
             .statement(&o.name)
             .ok_or_else(|| unsupported(format!("output `{}` is not assigned", o.name)))?;
-        let i = b.lower(&st.value)?;
-        outputs.push((o.name.clone(), o.decl.dtype, i));
+        match segments {
+            None => {
+                let i = b.lower(&st.value)?;
+                outputs.push((o.name.clone(), o.decl.dtype, i));
+            }
+            Some((d, g)) => {
+                // One output view per segment: columns [k·g, (k+1)·g) of every row.
+                for k in 0..d / g {
+                    b.window = Some((k * g, g));
+                    let i = b.lower(&st.value)?;
+                    b.window = None;
+                    let name = format!("{}__c{}_{g}", o.name, k * g);
+                    out_views.push(View {
+                        name: name.clone(),
+                        parent: o.name.clone(),
+                        first: k * g,
+                    });
+                    outputs.push((name, o.decl.dtype, i));
+                }
+            }
+        }
     }
     let dtypes = op
         .inputs
@@ -951,7 +1179,8 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         && op
             .outputs
             .iter()
-            .all(|o| o.decl.shape.rank() == b.lead.len() + 1);
+            .all(|o| o.decl.shape.rank() == b.lead.len() + 1)
+        && out_views.is_empty();
     let views = ctx.views.borrow().clone();
     let mut dtypes: HashMap<String, Dtype> = dtypes;
     for v in &views {
@@ -970,6 +1199,7 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         dtypes,
         flat,
         views,
+        out_views,
     })
 }
 
