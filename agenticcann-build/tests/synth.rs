@@ -1050,3 +1050,89 @@ shapes  = [{ rows = 1 }, { rows = 37 }]
         assert!(ev.accepted(), "{}: {}", op.name, ev.render());
     }
 }
+
+/// What the proposer still refuses among the shape and indexing constructs (issue 18) is a
+/// clear `Unsupported` naming the construct, never a panic: strided and indexed subscripts,
+/// slices of leading axes and of computed values, concats along other axes or with too many
+/// segments or with reductions, iota, argmax and take_along_axis, integer outputs.
+#[test]
+fn indexing_constructs_the_proposer_refuses_are_named() {
+    let op = |name: &str, inputs: &str, outputs: &str, reference: &str| {
+        format!(
+            "[package.metadata.agenticcann.ops.{name}]\ninputs = {{ {inputs} }}\noutputs = {{ {outputs} }}\nreference = \"{reference}\"\nshapes = [{{ rows = 2 }}]\n"
+        )
+    };
+    let cases = [
+        (
+            op("strided", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 4]\"", "y = x[..., ::2]"),
+            "strided slice (step 2)",
+        ),
+        (
+            op("indexed", "x = \"f32[rows, 8]\"", "y = \"f32[rows]\"", "y = x[..., 3]"),
+            "integer index",
+        ),
+        (
+            op("lead", "x = \"f32[4, rows, 8]\"", "y = \"f32[2, rows, 8]\"", "y = x[1:3]"),
+            "slice of axis 0",
+        ),
+        (
+            op("computed", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 4]\"", "y = (x * 2)[..., :4]"),
+            "subscript of a computed value",
+        ),
+        (
+            op("cat0", "x = \"f32[2, rows, 8]\"", "y = \"f32[4, rows, 8]\"", "y = concat(x, x, axis=0)"),
+            "concat along axis 0",
+        ),
+        (
+            op(
+                "many",
+                "x = \"f32[rows, 40]\"",
+                "y = \"f32[rows, 40]\"",
+                "y = concat(x[..., 39:], x[..., :39], axis=-1)",
+            ),
+            "needs 40 segments",
+        ),
+        (
+            op(
+                "catred",
+                "x = \"f32[rows, 8]\"",
+                "y = \"f32[rows, 8]\"",
+                "y = concat(x[..., 4:], x[..., :4], axis=-1) - max(x, axis=-1, keepdims=true)",
+            ),
+            "a reduction in an op with a last-axis concat",
+        ),
+        (
+            op("io", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 8]\"", "y = x + iota(x, axis=-1)"),
+            "iota",
+        ),
+        (
+            op("am", "x = \"f32[rows, 8]\"", "y = \"i32[rows]\"", "y = argmax(x, axis=-1)"),
+            "argmax",
+        ),
+        (
+            op(
+                "take",
+                "x = \"f32[rows, 8]\", i = \"i32[rows, 1]\"",
+                "y = \"f32[rows, 1]\"",
+                "y = take_along_axis(x, i, axis=-1)",
+            ),
+            "take_along_axis",
+        ),
+        (
+            op("intout", "x = \"f32[rows, 8]\"", "y = \"i32[rows, 4]\"", "y = cast(x[..., :4], i32)"),
+            "dtype i32",
+        ),
+    ];
+    for (text, want) in cases {
+        let m = format!(
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n{text}"
+        );
+        let spec = Spec::from_manifest_str(&m, None)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .unwrap();
+        let err = propose(&spec.ops[0], &SynthOptions::default())
+            .expect_err(&text)
+            .to_string();
+        assert!(err.contains(want), "{text}: `{err}` does not name `{want}`");
+    }
+}
