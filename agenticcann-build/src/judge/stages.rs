@@ -946,9 +946,46 @@ pub(crate) fn read_elements(op: &OpSpec, name: &str, shape: &[usize]) -> u64 {
     for st in &op.reference.statements {
         walk(&st.value, name, shape, &mut cols, &mut whole);
     }
-    if whole {
+    let read = cols.iter().filter(|c| **c).count() as u64;
+    // Read whole, or not read at all (counted whole, as before slices existed).
+    if whole || read == 0 {
         return total;
     }
-    let read = cols.iter().filter(|c| **c).count() as u64;
     total / last as u64 * read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_elements;
+    use crate::spec::Spec;
+
+    fn op(inputs: &str, reference: &str) -> crate::spec::OpSpec {
+        let m = format!(
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n[package.metadata.agenticcann.ops.o]\ninputs = {{ {inputs} }}\noutputs = {{ y = \"f32[2, 4]\" }}\nreference = \"{reference}\"\n"
+        );
+        Spec::from_manifest_str(&m, None)
+            .unwrap()
+            .unwrap()
+            .ops
+            .remove(0)
+    }
+
+    #[test]
+    fn read_elements_counts_the_sliced_columns() {
+        // Both halves: all 16; one half: 8; a whole use beside a slice: all; a strided
+        // slice: its 4 columns per row; an input the reference never reads: all (as before).
+        let both = op("x = \"f32[2, 8]\"", "y = x[..., :4] * x[..., 4:]");
+        assert_eq!(read_elements(&both, "x", &[2, 8]), 16);
+        let half = op("x = \"f32[2, 8]\"", "y = x[..., 4:] * 2");
+        assert_eq!(read_elements(&half, "x", &[2, 8]), 8);
+        let mixed = op(
+            "x = \"f32[2, 8]\"",
+            "y = x[..., 4:] + sum(x, axis=-1, keepdims=true)",
+        );
+        assert_eq!(read_elements(&mixed, "x", &[2, 8]), 16);
+        let strided = op("x = \"f32[2, 8]\"", "y = x[..., ::2]");
+        assert_eq!(read_elements(&strided, "x", &[2, 8]), 8);
+        let unused = op("x = \"f32[2, 8]\", z = \"f32[2, 4]\"", "y = z");
+        assert_eq!(read_elements(&unused, "x", &[2, 8]), 16);
+    }
 }
