@@ -943,8 +943,9 @@ init    = { gamma = "uniform(0.5, 1.5)" }
 }
 
 /// Last-axis slices of inputs are GM views (issue 18): packed SwiGLU and GeGLU over
-/// `[R, 2·I]` (vLLM `SiluAndMul`) with an odd `I`, an aligned one, and rows too long for UB
-/// (chunked), are accepted on every declared, held-out and stress shape; the halves are read
+/// `[R, 2·I]` (vLLM `SiluAndMul`) with an odd `I`, an aligned one, rows too long for UB
+/// (chunked), and a row mean over a view, are accepted on every declared, held-out and stress
+/// shape; the halves are read
 /// with one strided DataCopyPad per tile, not a copy per row.
 #[test]
 fn packed_glu_slices_are_read_as_gm_views() {
@@ -977,12 +978,17 @@ inputs  = { x = "f32[rows, 80002]" }
 outputs = { y = "f32[rows, 40001]" }
 reference = "y = x[..., :40001] * sigmoid(x[..., :40001]) * x[..., -40001:]"
 shapes  = [{ rows = 1 }, { rows = 3 }]
+[package.metadata.agenticcann.ops.centered_view]
+inputs  = { x = "f16[rows, 100]" }
+outputs = { y = "f16[rows, 60]" }
+reference = "y = x[..., 40:] - mean(x[..., 40:], axis=-1, keepdims=true)"
+shapes  = [{ rows = 1 }, { rows = 37 }]
 "#;
     let spec = Spec::from_manifest_str(m, None).unwrap().unwrap();
     for op in &spec.ops {
         let c = propose(op, &SynthOptions::default()).unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            c.kernel.contains("__c0_"),
+            c.kernel.contains("g_x__c"),
             "{}: no view:\n{}",
             op.name,
             c.kernel
@@ -991,6 +997,14 @@ shapes  = [{ rows = 1 }, { rows = 3 }]
         let ev = evaluate(op, &c, &eval_options()).unwrap();
         assert!(ev.accepted(), "{}: {}", op.name, ev.render());
     }
+    // The tile-wide row body reads views the same way.
+    let wide = SynthOptions {
+        row_stats: RowStats::Wide,
+        ..SynthOptions::default()
+    };
+    let c = propose(&spec.ops[3], &wide).unwrap();
+    let ev = evaluate(&spec.ops[3], &c, &eval_options()).unwrap();
+    assert!(ev.accepted(), "wide: {}", ev.render());
     // The resident tiles read each half with a GM-side stride of the other half's bytes.
     let c = propose(&spec.ops[0], &SynthOptions::default()).unwrap();
     assert!(c.kernel.contains("(74u - C) * 2u"), "{}", c.kernel);
@@ -1064,23 +1078,48 @@ fn indexing_constructs_the_proposer_refuses_are_named() {
     };
     let cases = [
         (
-            op("strided", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 4]\"", "y = x[..., ::2]"),
+            op(
+                "strided",
+                "x = \"f32[rows, 8]\"",
+                "y = \"f32[rows, 4]\"",
+                "y = x[..., ::2]",
+            ),
             "strided slice (step 2)",
         ),
         (
-            op("indexed", "x = \"f32[rows, 8]\"", "y = \"f32[rows]\"", "y = x[..., 3]"),
+            op(
+                "indexed",
+                "x = \"f32[rows, 8]\"",
+                "y = \"f32[rows]\"",
+                "y = x[..., 3]",
+            ),
             "integer index",
         ),
         (
-            op("lead", "x = \"f32[4, rows, 8]\"", "y = \"f32[2, rows, 8]\"", "y = x[1:3]"),
+            op(
+                "lead",
+                "x = \"f32[4, rows, 8]\"",
+                "y = \"f32[2, rows, 8]\"",
+                "y = x[1:3]",
+            ),
             "slice of axis 0",
         ),
         (
-            op("computed", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 4]\"", "y = (x * 2)[..., :4]"),
+            op(
+                "computed",
+                "x = \"f32[rows, 8]\"",
+                "y = \"f32[rows, 4]\"",
+                "y = (x * 2)[..., :4]",
+            ),
             "subscript of a computed value",
         ),
         (
-            op("cat0", "x = \"f32[2, rows, 8]\"", "y = \"f32[4, rows, 8]\"", "y = concat(x, x, axis=0)"),
+            op(
+                "cat0",
+                "x = \"f32[2, rows, 8]\"",
+                "y = \"f32[4, rows, 8]\"",
+                "y = concat(x, x, axis=0)",
+            ),
             "concat along axis 0",
         ),
         (
@@ -1102,11 +1141,21 @@ fn indexing_constructs_the_proposer_refuses_are_named() {
             "a reduction in an op with a last-axis concat",
         ),
         (
-            op("io", "x = \"f32[rows, 8]\"", "y = \"f32[rows, 8]\"", "y = x + iota(x, axis=-1)"),
+            op(
+                "io",
+                "x = \"f32[rows, 8]\"",
+                "y = \"f32[rows, 8]\"",
+                "y = x + iota(x, axis=-1)",
+            ),
             "iota",
         ),
         (
-            op("am", "x = \"f32[rows, 8]\"", "y = \"i32[rows]\"", "y = argmax(x, axis=-1)"),
+            op(
+                "am",
+                "x = \"f32[rows, 8]\"",
+                "y = \"i32[rows]\"",
+                "y = argmax(x, axis=-1)",
+            ),
             "argmax",
         ),
         (
@@ -1119,7 +1168,12 @@ fn indexing_constructs_the_proposer_refuses_are_named() {
             "take_along_axis",
         ),
         (
-            op("intout", "x = \"f32[rows, 8]\"", "y = \"i32[rows, 4]\"", "y = cast(x[..., :4], i32)"),
+            op(
+                "intout",
+                "x = \"f32[rows, 8]\"",
+                "y = \"i32[rows, 4]\"",
+                "y = cast(x[..., :4], i32)",
+            ),
             "dtype i32",
         ),
     ];
