@@ -388,8 +388,8 @@ shapes  = [{ rows = 1 }]
     // proposer emits GM views, the decomposition keeps slices as views (no launch) and runs
     // a concat as one launch.
     for (op, launches) in [(&ops[0], 3), (&ops[4], 2)] {
-        let c = propose(op, &SynthOptions::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", op.name));
+        let c =
+            propose(op, &SynthOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", op.name));
         assert!(c.kernel.contains("g_x__c"), "{}: no view", op.name);
         let plan = eager_plan(op).unwrap_or_else(|e| panic!("{}: {e}", op.name));
         assert_eq!(plan.len(), launches, "{}", op.name);
