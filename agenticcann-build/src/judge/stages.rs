@@ -152,10 +152,19 @@ impl Prepared {
                 .map_err(|e| reference(e.to_string()))?;
             let count = |name: &str| tshapes[name].iter().product::<usize>() as u64;
             let counts: Vec<u64> = kparams.iter().map(|kp| count(kp.name)).collect();
+            // Inputs the reference reads only through last-axis slices count the columns
+            // it reads (the rest of the tensor need not be moved).
+            let needed: Vec<u64> = kparams
+                .iter()
+                .map(|kp| match kp.role {
+                    ParamRole::Input => read_elements(op, kp.name, &tshapes[kp.name]),
+                    ParamRole::Output => count(kp.name),
+                })
+                .collect();
             let bytes_of = |role: ParamRole| -> u64 {
                 kparams
                     .iter()
-                    .zip(&counts)
+                    .zip(&needed)
                     .filter(|(kp, _)| kp.role == role)
                     .map(|(kp, c)| c * kp.decl.dtype.size_bytes() as u64)
                     .sum()
@@ -886,5 +895,97 @@ pub(super) fn assemble(
         shapes,
         isolation,
         timings,
+    }
+}
+
+/// Elements of input `name` (shaped `shape`) the reference reads: all of them, unless every
+/// use is a subscript that takes the leading axes whole, when only the union of the last-axis
+/// columns the subscripts pick counts (`x[..., :I]` and `x[..., I:]` together read all of
+/// `x`; the second alone reads half).
+pub(crate) fn read_elements(op: &OpSpec, name: &str, shape: &[usize]) -> u64 {
+    use crate::spec::reference::subscript::{picks, Pick};
+    use crate::spec::reference::ExprKind;
+    let total = shape.iter().product::<usize>() as u64;
+    let Some(&last) = shape.last() else {
+        return total;
+    };
+    if last == 0 {
+        return total;
+    }
+    let mut cols = vec![false; last];
+    let mut whole = false;
+    fn walk(
+        e: &crate::spec::reference::Expr,
+        name: &str,
+        shape: &[usize],
+        cols: &mut [bool],
+        whole: &mut bool,
+    ) {
+        match &e.kind {
+            ExprKind::Name(n) if n == name => *whole = true,
+            ExprKind::Subscript { operand, items } if matches!(&operand.kind, ExprKind::Name(n) if n == name) => {
+                match picks(items, shape) {
+                    Ok(p) if p[..p.len() - 1].iter().all(|x| *x == Pick::Whole) => {
+                        let k = p[p.len() - 1];
+                        for j in 0..k.size(cols.len()).unwrap_or(1) {
+                            if let Some(c) = cols.get_mut(k.source(j)) {
+                                *c = true;
+                            }
+                        }
+                    }
+                    _ => *whole = true,
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    walk(c, name, shape, cols, whole);
+                }
+            }
+        }
+    }
+    for st in &op.reference.statements {
+        walk(&st.value, name, shape, &mut cols, &mut whole);
+    }
+    let read = cols.iter().filter(|c| **c).count() as u64;
+    // Read whole, or not read at all (counted whole, as before slices existed).
+    if whole || read == 0 {
+        return total;
+    }
+    total / last as u64 * read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_elements;
+    use crate::spec::Spec;
+
+    fn op(inputs: &str, reference: &str) -> crate::spec::OpSpec {
+        let m = format!(
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[package.metadata.agenticcann]\nsoc = \"Ascend910B1\"\n[package.metadata.agenticcann.ops.o]\ninputs = {{ {inputs} }}\noutputs = {{ y = \"f32[2, 4]\" }}\nreference = \"{reference}\"\n"
+        );
+        Spec::from_manifest_str(&m, None)
+            .unwrap()
+            .unwrap()
+            .ops
+            .remove(0)
+    }
+
+    #[test]
+    fn read_elements_counts_the_sliced_columns() {
+        // Both halves: all 16; one half: 8; a whole use beside a slice: all; a strided
+        // slice: its 4 columns per row; an input the reference never reads: all (as before).
+        let both = op("x = \"f32[2, 8]\"", "y = x[..., :4] * x[..., 4:]");
+        assert_eq!(read_elements(&both, "x", &[2, 8]), 16);
+        let half = op("x = \"f32[2, 8]\"", "y = x[..., 4:] * 2");
+        assert_eq!(read_elements(&half, "x", &[2, 8]), 8);
+        let mixed = op(
+            "x = \"f32[2, 8]\"",
+            "y = x[..., 4:] + sum(x, axis=-1, keepdims=true)",
+        );
+        assert_eq!(read_elements(&mixed, "x", &[2, 8]), 16);
+        let strided = op("x = \"f32[2, 8]\"", "y = x[..., ::2]");
+        assert_eq!(read_elements(&strided, "x", &[2, 8]), 8);
+        let unused = op("x = \"f32[2, 8]\", z = \"f32[2, 4]\"", "y = z");
+        assert_eq!(read_elements(&unused, "x", &[2, 8]), 16);
     }
 }

@@ -17,6 +17,7 @@ use super::{propose, SynthError, SynthOptions};
 use crate::judge::SocProfile;
 use crate::judge::{evaluate, Candidate, EvalOptions, ShapeOrigin};
 use crate::spec::eager::dtype_of;
+use crate::spec::reference::subscript::{picked_shape, template_picks};
 use crate::spec::reference::{binary_fn, unary_fn, Expr, ExprKind, Reference};
 use crate::spec::{BindError, Dtype, OpSpec, ShapeTemplate, Spec};
 
@@ -71,6 +72,16 @@ enum Operand {
     Scalar(f64),
     /// A tensor: name (input or temp), shape, dtype.
     Tensor(String, ShapeTemplate, Dtype),
+    /// A subscript of a tensor (`x[..., :I]`, PyTorch's `chunk`/slicing): a view, no launch;
+    /// the launch that reads it reads the tensor through the same subscript.
+    View {
+        /// The viewed tensor: name, shape, dtype.
+        base: (String, ShapeTemplate, Dtype),
+        /// The subscript's items, as written.
+        items: String,
+        /// The view's shape.
+        shape: ShapeTemplate,
+    },
 }
 
 impl Decomp<'_> {
@@ -109,10 +120,32 @@ impl Decomp<'_> {
                 self.memo.insert(n.clone(), o.clone());
                 Ok(o)
             }
-            k if k.indexing_construct().is_some() => Err(self.unsupported(&format!(
+            ExprKind::Subscript { operand, items } => match self.operand(operand)? {
+                Operand::Tensor(n, shape, d) => {
+                    let picks = template_picks(items, &shape)
+                        .map_err(|m| self.unsupported(&format!("a subscript: {m}")))?;
+                    let vshape = picked_shape(&picks, &shape);
+                    let items = items
+                        .iter()
+                        .map(|i| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    Ok(Operand::View {
+                        base: (n, shape, d),
+                        items,
+                        shape: vshape,
+                    })
+                }
+                _ => Err(self.unsupported(
+                    "the eager decomposition lowers subscripts of tensors only (not of a subscript or a scalar)",
+                )),
+            },
+            k if k.indexing_construct().is_some() && !matches!(k, ExprKind::Concat { .. }) => {
+                Err(self.unsupported(&format!(
                 "the eager decomposition does not lower {} yet",
                 k.indexing_construct().unwrap_or("an indexing construct")
-            ))),
+            )))
+            }
             _ => {
                 // Children first.
                 let mut kids = Vec::new();
@@ -124,6 +157,12 @@ impl Decomp<'_> {
                 }
                 // One primitive: operands a, b, c.
                 let names = ["a", "b", "c"];
+                if kids.len() > names.len() {
+                    return Err(self.unsupported(&format!(
+                        "a launch with {} operands (the decomposition names at most 3)",
+                        kids.len()
+                    )));
+                }
                 let mut ins = Vec::new();
                 let mut args = Vec::new();
                 let mut shape = ShapeTemplate::default();
@@ -136,6 +175,16 @@ impl Decomp<'_> {
                             ins.push((names[k].to_string(), s.clone(), *d));
                             kid_dtypes.insert(names[k].to_string(), Some(*d));
                             shape = super::lower::broadcast_pub(&shape, s);
+                        }
+                        Operand::View {
+                            base: (_, s, d),
+                            items,
+                            shape: vs,
+                        } => {
+                            args.push(format!("{}[{items}]", names[k]));
+                            ins.push((names[k].to_string(), s.clone(), *d));
+                            kid_dtypes.insert(names[k].to_string(), Some(*d));
+                            shape = super::lower::broadcast_pub(&shape, vs);
                         }
                     }
                 }
@@ -167,6 +216,23 @@ impl Decomp<'_> {
                         }
                         shape = ShapeTemplate::new(dims);
                         format!("{}({}, axis={a}, keepdims={keepdims})", op.name(), args[0])
+                    }
+                    ExprKind::Concat { axis, .. } => {
+                        // `torch.cat`: one launch copying its operands into the result.
+                        let text = format!("concat({}, axis={axis})", args.join(", "));
+                        let shapes: BTreeMap<String, ShapeTemplate> = ins
+                            .iter()
+                            .map(|(l, s, _)| (l.clone(), s.clone()))
+                            .collect();
+                        let prim = Reference::parse(&format!("y = {text}")).map_err(|e| {
+                            self.unsupported(&format!("primitive `{text}` does not parse: {e}"))
+                        })?;
+                        shape = crate::spec::reference::shape_of(
+                            &prim.statements[0].value,
+                            &shapes,
+                        )
+                        .map_err(|e| self.unsupported(&format!("a concat's shape: {}", e.message)))?;
+                        text
                     }
                     _ => return Err(self.unsupported("an unexpected node")),
                 };
@@ -212,6 +278,15 @@ impl Decomp<'_> {
                 kind: ExprKind::Name(n.clone()),
                 span: e.span,
             })?;
+            // A vendor call reads a view's elements only: its roofline counts the view.
+            let o = match o {
+                Operand::View {
+                    base: (b, _, d),
+                    items,
+                    shape,
+                } => Operand::Tensor(format!("{b}[{items}]"), shape, d),
+                o => o,
+            };
             map.insert(n.clone(), o);
         }
         let mut ins = Vec::new();
@@ -234,7 +309,7 @@ impl Decomp<'_> {
         rename(&mut renamed, &|n| match map.get(n) {
             Some(Operand::Scalar(v)) => Some(ExprKind::Number(*v)),
             Some(Operand::Tensor(t, ..)) => letters.get(t).map(|l| ExprKind::Name(l.clone())),
-            None => None,
+            Some(Operand::View { .. }) | None => None,
         });
         if ins.is_empty() {
             return Err(self.unsupported("a vendor call without tensor operands"));
@@ -266,7 +341,7 @@ impl Decomp<'_> {
             .iter()
             .map(|k| match k {
                 Operand::Scalar(v) => *v,
-                Operand::Tensor(..) => f64::NAN,
+                Operand::Tensor(..) | Operand::View { .. } => f64::NAN,
             })
             .collect();
         Ok(Operand::Scalar(match &e.kind {

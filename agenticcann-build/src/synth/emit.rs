@@ -378,12 +378,14 @@ impl<'a> Emitter<'a> {
                         offset,
                         contiguous,
                         run,
+                        pitch,
                     },
                 ) => {
                     let dst_stride = format!("(P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u");
+                    let src_stride = view_src_stride(pitch.as_deref(), sz);
                     if *contiguous {
                         let off = offset.replace("ROW", row0);
-                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                        w(s, ind, &format!("DataCopyPad(q_{f}, g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>({nt}), C * {sz}u, {src_stride}, {dst_stride}, 0}}, {pad});"));
                     } else if let Some(run) = run {
                         // One burst per contiguous run of tensor rows (period `run`).
                         w(s, ind, &format!("for (uint32_t j = 0; j < {nt};) {{"));
@@ -391,7 +393,7 @@ impl<'a> Emitter<'a> {
                         w(s, ind + 1, &format!("uint32_t nr = {run} - rr % {run};"));
                         w(s, ind + 1, &format!("if (nr > {nt} - j) nr = {nt} - j;"));
                         let off = offset.replace("ROW", "rr");
-                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nr), C * {sz}u, 0, {dst_stride}, 0}}, {pad});"));
+                        w(s, ind + 1, &format!("DataCopyPad(q_{f}[j * P], g_{name}[{off}], DataCopyExtParams{{static_cast<uint16_t>(nr), C * {sz}u, {src_stride}, {dst_stride}, 0}}, {pad});"));
                         w(s, ind + 1, "j += nr;");
                         w(s, ind, "}");
                     } else {
@@ -1180,6 +1182,9 @@ fn out_bufs(e: &mut Emitter, mode: Mode) {
 
 /// True when the output has a full row per domain row (rank = domain rank, last = cols).
 fn full_output(e: &Emitter, name: &str) -> bool {
+    if e.lw.out_views.iter().any(|v| v.name == name) {
+        return true;
+    }
     let Some(o) = e.op.output(name) else {
         return false;
     };
@@ -1564,7 +1569,8 @@ fn emit_row_body(
                         ind2,
                         &format!("o_{name} = oq_{name}.DeQue<{}>();", cty(*d)),
                     );
-                    w(s, ind2, &format!("DataCopyPad(g_{name}[r * C + off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
+                    let pitch = lw.out_pitch(e.op, name).unwrap_or_else(|| "C".into());
+                    w(s, ind2, &format!("DataCopyPad(g_{name}[r * {pitch} + off], o_{name}, DataCopyExtParams{{1, n * {sz}u, 0, 0, 0}});"));
                     w(s, ind2, &format!("oq_{name}.FreeTensor(o_{name});"));
                 }
             }
@@ -2127,7 +2133,7 @@ fn emit_tile_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<Vec<Str
         // Outputs complete at this level leave now; MTE3 copies them under later levels.
         for name in early_now {
             let (_, d, _) = lw.outputs.iter().find(|(n, _, _)| *n == name).unwrap();
-            emit_tile_copy_out(s, ind, &name, *d, true);
+            emit_tile_copy_out(s, ind, &name, *d, true, lw.out_pitch(e.op, &name));
             early.push(name);
         }
         if pass < final_pass {
@@ -2487,13 +2493,28 @@ fn emit_wide_body(e: &mut Emitter, s: &mut String, ind: usize) -> Result<(), Syn
 
 /// The copy-out of a resident tile's output `name` (EnQue, DeQue, DataCopyPad of `nt` rows
 /// or values, FreeTensor).
-fn emit_tile_copy_out(s: &mut String, ind: usize, name: &str, d: Dtype, full: bool) {
+///
+/// `pitch` is the GM row pitch of an output segment view (`Lowered::out_pitch`): its rows
+/// are written `pitch - C` elements apart, a GM-side `dstStride` in bytes (api-reference
+/// §3.2: UB→GM DataCopyPad's GM-side stride is in bytes, its UB-side one in 32-byte blocks).
+fn emit_tile_copy_out(
+    s: &mut String,
+    ind: usize,
+    name: &str,
+    d: Dtype,
+    full: bool,
+    pitch: Option<String>,
+) {
     let ty = cty(d);
     let sz = d.size_bytes();
     w(s, ind, &format!("oq_{name}.EnQue(o_{name});"));
     w(s, ind, &format!("o_{name} = oq_{name}.DeQue<{ty}>();"));
     if full {
-        w(s, ind, &format!("DataCopyPad(g_{name}[row0 * C], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, 0, 0}});"));
+        let (unit, dst_stride) = match &pitch {
+            Some(p) => (p.clone(), format!("({p} - C) * {sz}u")),
+            None => ("C".into(), "0".into()),
+        };
+        w(s, ind, &format!("DataCopyPad(g_{name}[row0 * {unit}], o_{name}, DataCopyExtParams{{static_cast<uint16_t>(nt), C * {sz}u, (P * {sz}u - (C * {sz}u + 31u) / 32u * 32u) / 32u, {dst_stride}, 0}});"));
     } else {
         w(s, ind, &format!("DataCopyPad(g_{name}[row0], o_{name}, DataCopyExtParams{{1, nt * {sz}u, 0, 0, 0}});"));
     }
@@ -2877,7 +2898,14 @@ pub(crate) fn emit(
             r?;
             s.push_str(&rb);
             for (name, d, _) in &lw.outputs {
-                emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+                emit_tile_copy_out(
+                    s,
+                    4,
+                    name,
+                    *d,
+                    full_output(&e, name),
+                    lw.out_pitch(op, name),
+                );
             }
             e.wide_temps = e.ntemps;
             e.ntemps = e.ntemps.max(before);
@@ -2888,7 +2916,14 @@ pub(crate) fn emit(
             s.push_str(&rb);
             for (name, d, _) in &lw.outputs {
                 if !tile_early.contains(name) {
-                    emit_tile_copy_out(s, 4, name, *d, full_output(&e, name));
+                    emit_tile_copy_out(
+                        s,
+                        4,
+                        name,
+                        *d,
+                        full_output(&e, name),
+                        lw.out_pitch(op, name),
+                    );
                 }
             }
             w(s, 3, "}");
@@ -2907,7 +2942,14 @@ pub(crate) fn emit(
         }
         for (name, d, _) in &lw.outputs {
             if !early.contains(name) {
-                emit_tile_copy_out(s, 3, name, *d, full_output(&e, name));
+                emit_tile_copy_out(
+                    s,
+                    3,
+                    name,
+                    *d,
+                    full_output(&e, name),
+                    lw.out_pitch(op, name),
+                );
             }
         }
         e.emit_frees(s, 3, &pg, &rows_in);
@@ -3094,6 +3136,8 @@ fn finish(e: Emitter) -> Emitted {
             p.name, p.name
         );
     }
+    let (view_init, view_decl) = view_globals(op, lw);
+    k.push_str(&view_init);
     k.push_str(&sizes_code(flat, e.slab, "    "));
     for b in &e.bufs {
         if b.decl.starts_with("TBuf") {
@@ -3168,6 +3212,7 @@ fn finish(e: Emitter) -> Emitted {
     for p in &params {
         let _ = writeln!(k, "  GlobalTensor<{}> g_{};", cty(p.decl.dtype), p.name);
     }
+    k.push_str(&view_decl);
     if e.split_nw > 0 {
         k.push_str("  GlobalTensor<float> g_ws;\n");
     }
@@ -3315,6 +3360,38 @@ const WIDE_BIN: &str = r#"  __aicore__ inline void WideBin(int op, const LocalTe
     }
   }
 "#;
+
+/// The GM-side `srcStride` of a multi-row DataCopyPad of a view whose rows are `pitch`
+/// elements apart (`C` elements read per row): the gap in bytes between the end of one row's
+/// burst and the start of the next (api-reference §3.2: DataCopyPad's GM-side stride is in
+/// bytes, its UB-side stride in 32-byte blocks). `0` for a tensor whose rows are `C` long.
+fn view_src_stride(pitch: Option<&str>, sz: usize) -> String {
+    match pitch {
+        Some(p) => format!("({p} - C) * {sz}u"),
+        None => "0".into(),
+    }
+}
+
+/// The kernel's views (`lower::View`): each a `GlobalTensor` of its parent's dtype, the
+/// parent's tensor from element `first` on (`GlobalTensor::operator[]`, no raw pointers).
+/// Returns (the lines of `Init`, the member declarations).
+fn view_globals(op: &OpSpec, lw: &Lowered) -> (String, String) {
+    let mut init = String::new();
+    let mut decl = String::new();
+    for v in lw.views.iter().chain(&lw.out_views) {
+        let Some(dtype) = op
+            .input(&v.parent)
+            .map(|p| p.decl.dtype)
+            .or_else(|| op.output(&v.parent).map(|p| p.decl.dtype))
+        else {
+            continue;
+        };
+        let ty = cty(dtype);
+        let _ = writeln!(init, "    g_{} = g_{}[{}];", v.name, v.parent, v.first);
+        let _ = writeln!(decl, "  GlobalTensor<{ty}> g_{};", v.name);
+    }
+    (init, decl)
+}
 
 fn round32(bytes: &str) -> String {
     format!("(({bytes}) + 31) / 32 * 32")

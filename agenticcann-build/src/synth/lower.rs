@@ -5,9 +5,11 @@
 //! [`Level`]: uniform over the whole launch (attrs, numbers, one-element inputs), one scalar
 //! per row (`[R, 1]` operands and last-axis reductions), or a full row of `C` elements.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
-use crate::spec::reference::{BinaryOp, Expr, ExprKind, Func, ReduceOp};
+use crate::spec::reference::subscript::{template_picks, Pick};
+use crate::spec::reference::{BinaryOp, Expr, ExprKind, Func, ReduceOp, SubscriptItem};
 use crate::spec::{Dim, Dtype, OpSpec, ShapeTemplate};
 
 use super::SynthError;
@@ -70,7 +72,26 @@ pub(crate) enum Access {
         offset: String,
         contiguous: bool,
         run: Option<String>,
+        /// For a [`View`]: the tensor's row pitch in elements (C++ expression), when it
+        /// differs from the domain's row length; the copy-in then skips `pitch - C` elements
+        /// between rows (a GM-side stride).
+        pitch: Option<String>,
     },
+}
+
+/// A GM view of an input: columns `[first, first + count)` of every row of `parent`
+/// (a last-axis slice `x[..., a:b]` with step 1). The kernel reads it through its own
+/// `GlobalTensor` set `first` elements into the parent's buffer; its rows are `pitch`
+/// (the parent's last dim) apart. In the row program it is an input named `name` of the
+/// parent's dtype, shaped like the parent with last dim `count`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct View {
+    /// The view's name in the kernel (`<parent>__c<first>_<count>`).
+    pub name: String,
+    /// The sliced input.
+    pub parent: String,
+    /// First column taken.
+    pub first: usize,
 }
 
 /// One IR node.
@@ -128,6 +149,21 @@ pub(crate) struct Lowered {
     pub dtypes: HashMap<String, Dtype>,
     /// True when no node reduces and every row input is contiguous: element-flat split.
     pub flat: bool,
+    /// The GM views of sliced inputs the program reads (their names are inputs of `prog`).
+    pub views: Vec<View>,
+    /// The column segments the outputs are written in (a last-axis concat), each a view of
+    /// its output (`parent`) named in `outputs`; empty when outputs are written whole.
+    pub out_views: Vec<View>,
+}
+
+impl Lowered {
+    /// The row pitch (C++, elements) of output `name` when it is a segment view of a wider
+    /// output, `None` for an output written whole.
+    pub(crate) fn out_pitch(&self, op: &OpSpec, name: &str) -> Option<String> {
+        let v = self.out_views.iter().find(|v| v.name == name)?;
+        let o = op.output(&v.parent)?;
+        o.decl.shape.dims.last().map(dim_code)
+    }
 }
 
 /// The C++ spelling of a dim inside the kernel or the tiling function (`t.d_<name>` /
@@ -198,9 +234,65 @@ struct Ctx<'a> {
     /// name → (expr of an intermediate statement)
     defs: HashMap<String, &'a Expr>,
     attrs: HashMap<String, f64>,
+    /// The views created so far (shared by the main program and sub-programs).
+    views: RefCell<Vec<View>>,
+}
+
+/// What a subscript of an input resolves to, for the proposer: the whole input, or a
+/// step-1 range of columns of its last axis.
+enum Slice {
+    Whole,
+    Cols { first: usize, count: usize },
 }
 
 impl<'a> Ctx<'a> {
+    /// Resolves `input[items]`: only the last axis may be sliced, with step 1; every other
+    /// axis is taken whole.
+    fn slice_of(&self, input: &str, items: &[SubscriptItem]) -> Result<Slice, SynthError> {
+        let Some(i) = self.op.input(input) else {
+            return Err(self.unsupported(
+                "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+            ));
+        };
+        let shape = &i.decl.shape;
+        let picks = template_picks(items, shape)
+            .map_err(|m| self.unsupported(format!("subscript of input `{input}`: {m}")))?;
+        let last = picks.len().saturating_sub(1);
+        for (axis, p) in picks.iter().enumerate() {
+            let written = items
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            match p {
+                Pick::Whole => {}
+                Pick::Index(_) => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: an integer index (axis {axis}) is not lowered by the offline proposer (it lowers step-1 slices of the last axis, `x[..., a:b]`)"
+                    )))
+                }
+                Pick::Range { step, .. } if *step != 1 => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: a strided slice (step {step}) is not lowered by the offline proposer (it lowers step-1 slices of the last axis, `x[..., a:b]`)"
+                    )))
+                }
+                Pick::Range { .. } if axis != last => {
+                    return Err(self.unsupported(format!(
+                        "subscript `{input}[{written}]`: a slice of axis {axis} is not lowered by the offline proposer (it lowers step-1 slices of the last axis only)"
+                    )))
+                }
+                Pick::Range { .. } => {}
+            }
+        }
+        Ok(match picks.get(last) {
+            Some(Pick::Range { first, count, .. }) => Slice::Cols {
+                first: *first,
+                count: *count,
+            },
+            _ => Slice::Whole,
+        })
+    }
+
     fn unsupported(&self, what: impl Into<String>) -> SynthError {
         SynthError::Unsupported {
             op: self.op.name.clone(),
@@ -252,9 +344,36 @@ impl<'a> Ctx<'a> {
                 }
                 ShapeTemplate::new(dims)
             }
-            k @ (ExprKind::Subscript { .. }
-            | ExprKind::Concat { .. }
-            | ExprKind::Iota { .. }
+            ExprKind::Subscript { operand, items } => {
+                let s = self.shape(operand)?;
+                let picks = template_picks(items, &s)
+                    .map_err(|m| self.unsupported(format!("subscript: {m}")))?;
+                crate::spec::reference::subscript::picked_shape(&picks, &s)
+            }
+            ExprKind::Concat { operands, axis } => {
+                let mut shapes = Vec::new();
+                for o in operands {
+                    shapes.push(self.shape(o)?);
+                }
+                let first = shapes.first().cloned().unwrap_or_default();
+                let a = normalize(*axis, first.rank())
+                    .ok_or_else(|| self.unsupported("a concat axis out of range"))?;
+                let mut total = 0usize;
+                for sh in &shapes {
+                    match sh.dims.get(a) {
+                        Some(Dim::Fixed(n)) => total += n,
+                        _ => {
+                            return Err(
+                                self.unsupported("a concat along a named (launch-bound) axis")
+                            )
+                        }
+                    }
+                }
+                let mut dims = first.dims.clone();
+                dims[a] = Dim::Fixed(total);
+                ShapeTemplate::new(dims)
+            }
+            k @ (ExprKind::Iota { .. }
             | ExprKind::ArgReduce { .. }
             | ExprKind::TakeAlongAxis { .. }) => {
                 return Err(self.unsupported(format!(
@@ -264,7 +383,89 @@ impl<'a> Ctx<'a> {
             }
         })
     }
+
+    /// When the reference concatenates along the last axis: (the outputs' last dim `D`,
+    /// the segment width `g`), `g` the gcd of `D` and every concat operand's width, so each
+    /// of the `D / g` segments of an output lies inside one operand of every concat.
+    fn segments(&self) -> Result<Option<(usize, usize)>, SynthError> {
+        let mut widths = Vec::new();
+        let mut err = None;
+        let mut reduces = false;
+        self.op.reference.any_node(|e| {
+            if matches!(e.kind, ExprKind::Reduce { .. }) {
+                reduces = true;
+            }
+            let ExprKind::Concat { operands, axis } = &e.kind else {
+                return false;
+            };
+            let rank = match self.shape(e) {
+                Ok(s) => s.rank(),
+                Err(x) => {
+                    err = err.take().or(Some(x));
+                    return false;
+                }
+            };
+            if normalize(*axis, rank) != Some(rank.saturating_sub(1)) {
+                err = err.take().or(Some(self.unsupported(format!(
+                    "concat along axis {axis}: the proposer lowers concats along the last axis only"
+                ))));
+                return false;
+            }
+            for o in operands {
+                match self.shape(o).map(|s| s.dims.last().cloned()) {
+                    Ok(Some(Dim::Fixed(n))) => widths.push(n),
+                    Ok(_) => {
+                        err = err.take().or(Some(
+                            self.unsupported("a concat operand without a fixed last axis"),
+                        ))
+                    }
+                    Err(x) => err = err.take().or(Some(x)),
+                }
+            }
+            false
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if widths.is_empty() {
+            return Ok(None);
+        }
+        if reduces {
+            return Err(self.unsupported(
+                "a reduction in an op with a last-axis concat (its outputs are written in column segments, which do not hold whole rows)",
+            ));
+        }
+        let mut d = None;
+        for o in &self.op.outputs {
+            match (o.decl.shape.dims.last(), d) {
+                (Some(Dim::Fixed(n)), None) => d = Some(*n),
+                (Some(Dim::Fixed(n)), Some(m)) if *n == m => {}
+                _ => return Err(self.unsupported(
+                    "a last-axis concat in an op whose outputs do not all have one fixed last dim",
+                )),
+            }
+        }
+        let d = d.unwrap_or(1);
+        fn gcd(a: usize, b: usize) -> usize {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        let g = widths.iter().fold(d, |acc, &w| gcd(acc, w)).max(1);
+        if d / g > MAX_SEGMENTS {
+            return Err(self.unsupported(format!(
+                "a last-axis concat of widths {widths:?} into {d} columns needs {} segments of {g} columns (the proposer writes at most {MAX_SEGMENTS})",
+                d / g
+            )));
+        }
+        Ok(Some((d, g)))
+    }
 }
+
+/// Most column segments a last-axis concat's output is written in.
+const MAX_SEGMENTS: usize = 16;
 
 /// `x` when `e` is `1 + exp(x)` or `exp(x) + 1`.
 fn softplus_arg<'a>(e: &'a Expr) -> Option<&'a Expr> {
@@ -308,6 +509,9 @@ struct Builder<'c, 'a> {
     cols: Dim,
     nodes: Vec<Node>,
     memo: HashMap<String, usize>,
+    /// When the outputs are written in column segments (a last-axis `concat`): the columns
+    /// `[first, first + width)` of the value being lowered that this program computes.
+    window: Option<(usize, usize)>,
 }
 
 impl Builder<'_, '_> {
@@ -323,8 +527,14 @@ impl Builder<'_, '_> {
         self.nodes[i].level
     }
 
-    /// Classifies an input of shape `s` in this domain.
-    fn access(&self, name: &str, s: &ShapeTemplate) -> Result<(Access, Level), SynthError> {
+    /// Classifies an input of shape `s` in this domain; `pitch` is a view's row pitch (its
+    /// parent's last dim), which then is the unit of the row offsets.
+    fn access(
+        &self,
+        name: &str,
+        s: &ShapeTemplate,
+        pitch: Option<&Dim>,
+    ) -> Result<(Access, Level), SynthError> {
         let rank = self.lead.len() + 1;
         if s.rank() > rank {
             return Err(self
@@ -355,10 +565,10 @@ impl Builder<'_, '_> {
         }
         // Row offset: sum over leading axes of index_i * stride_i.
         let contiguous = in_lead.iter().zip(&self.lead).all(|(a, b)| a == b);
-        let unit = if row_like {
-            dim_code(&self.cols)
-        } else {
-            "1u".into()
+        let unit = match pitch {
+            Some(p) => dim_code(p),
+            None if row_like => dim_code(&self.cols),
+            None => "1u".into(),
         };
         let offset = if contiguous {
             format!("(ROW) * {unit}")
@@ -402,6 +612,7 @@ impl Builder<'_, '_> {
                     offset,
                     contiguous,
                     run,
+                    pitch: pitch.map(dim_code),
                 },
                 Level::Row,
             )
@@ -410,7 +621,84 @@ impl Builder<'_, '_> {
         })
     }
 
+    /// Lowers `e`; inside a column segment ([`Builder::window`]) every operand with columns
+    /// is re-sliced to the segment's columns: an input becomes a view of those columns, a
+    /// slice a view shifted by its start, a `concat` the operand the segment falls in.
+    /// Values without columns (scalars, `[…, 1]`) are the same in every segment.
     fn lower(&mut self, e: &Expr) -> Result<usize, SynthError> {
+        let Some((a, w)) = self.window else {
+            return self.lower_node(e);
+        };
+        if matches!(e.kind, ExprKind::Reduce { .. }) {
+            return Err(self
+                .ctx
+                .unsupported("a reduction in an op whose outputs are written in concat segments"));
+        }
+        let s = self.ctx.shape(e)?;
+        if s.dims.last().is_none_or(is_one) {
+            self.window = None;
+            let r = self.lower_node(e);
+            self.window = Some((a, w));
+            return r;
+        }
+        match &e.kind {
+            ExprKind::Name(n) if !self.ctx.attrs.contains_key(n) => {
+                let key = format!("{n}@{a}");
+                if let Some(&i) = self.memo.get(&key) {
+                    return Ok(i);
+                }
+                let i = if self.ctx.op.input(n).is_some() {
+                    self.view(n, a, w)?
+                } else if let Some(d) = self.ctx.defs.get(n) {
+                    self.lower(d)?
+                } else {
+                    return Err(self.ctx.unsupported(format!("unknown name `{n}`")));
+                };
+                self.memo.insert(key, i);
+                Ok(i)
+            }
+            ExprKind::Subscript { operand, items } => {
+                let ExprKind::Name(n) = &operand.kind else {
+                    return Err(self.ctx.unsupported(
+                        "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+                    ));
+                };
+                match self.ctx.slice_of(n, items)? {
+                    Slice::Whole => self.view(n, a, w),
+                    Slice::Cols { first, count } if a + w <= count => self.view(n, first + a, w),
+                    Slice::Cols { .. } => Err(self
+                        .ctx
+                        .unsupported("a concat segment outside the slice it reads")),
+                }
+            }
+            ExprKind::Concat { operands, .. } => {
+                let mut off = 0usize;
+                for o in operands {
+                    let ow = match self.ctx.shape(o)?.dims.last() {
+                        Some(Dim::Fixed(n)) => *n,
+                        _ => {
+                            return Err(self
+                                .ctx
+                                .unsupported("a concat operand whose last axis is not fixed"))
+                        }
+                    };
+                    if a >= off && a + w <= off + ow {
+                        self.window = Some((a - off, w));
+                        let r = self.lower(o);
+                        self.window = Some((a, w));
+                        return r;
+                    }
+                    off += ow;
+                }
+                Err(self
+                    .ctx
+                    .unsupported("a concat segment that straddles two operands"))
+            }
+            _ => self.lower_node(e),
+        }
+    }
+
+    fn lower_node(&mut self, e: &Expr) -> Result<usize, SynthError> {
         Ok(match &e.kind {
             ExprKind::Number(v) => self.push(Op::Const(*v), Level::Uniform),
             ExprKind::Name(n) => {
@@ -419,7 +707,7 @@ impl Builder<'_, '_> {
                 } else if let Some(&i) = self.memo.get(n) {
                     i
                 } else if let Some(input) = self.ctx.op.input(n) {
-                    let (access, level) = self.access(n, &input.decl.shape)?;
+                    let (access, level) = self.access(n, &input.decl.shape, None)?;
                     let i = self.push(
                         Op::Input {
                             name: n.clone(),
@@ -543,8 +831,18 @@ impl Builder<'_, '_> {
                     self.red_mid(*op, operand, &s, a)?
                 }
             }
-            k @ (ExprKind::Subscript { .. }
-            | ExprKind::Concat { .. }
+            ExprKind::Subscript { operand, items } => {
+                let ExprKind::Name(n) = &operand.kind else {
+                    return Err(self.ctx.unsupported(
+                        "a subscript of a computed value: the proposer lowers subscripts of inputs only (their slices are read as GM views)",
+                    ));
+                };
+                match self.ctx.slice_of(n, items)? {
+                    Slice::Whole => self.lower(operand)?,
+                    Slice::Cols { first, count } => self.view(n, first, count)?,
+                }
+            }
+            k @ (ExprKind::Concat { .. }
             | ExprKind::Iota { .. }
             | ExprKind::ArgReduce { .. }
             | ExprKind::TakeAlongAxis { .. }) => {
@@ -554,6 +852,56 @@ impl Builder<'_, '_> {
                 )))
             }
         })
+    }
+
+    /// The node reading columns `[first, first + count)` of input `parent` (a GM view).
+    fn view(&mut self, parent: &str, first: usize, count: usize) -> Result<usize, SynthError> {
+        let input = self
+            .ctx
+            .op
+            .input(parent)
+            .ok_or_else(|| self.ctx.unsupported(format!("unknown input `{parent}`")))?;
+        let full = &input.decl.shape;
+        let Some(pitch) = full.dims.last().cloned() else {
+            return Err(self
+                .ctx
+                .unsupported(format!("a subscript of the scalar input `{parent}`")));
+        };
+        if first == 0 && Dim::Fixed(count) == pitch {
+            let window = self.window.take();
+            let r = self.lower(&Expr {
+                kind: ExprKind::Name(parent.to_string()),
+                span: Default::default(),
+            });
+            self.window = window;
+            return r;
+        }
+        let name = format!("{parent}__c{first}_{count}");
+        if let Some(&i) = self.memo.get(&name) {
+            return Ok(i);
+        }
+        let mut dims = full.dims.clone();
+        *dims.last_mut().expect("rank >= 1") = Dim::Fixed(count);
+        let (access, level) = self.access(&name, &ShapeTemplate::new(dims), Some(&pitch))?;
+        {
+            let mut views = self.ctx.views.borrow_mut();
+            if !views.iter().any(|v| v.name == name) {
+                views.push(View {
+                    name: name.clone(),
+                    parent: parent.to_string(),
+                    first,
+                });
+            }
+        }
+        let i = self.push(
+            Op::Input {
+                name: name.clone(),
+                access,
+            },
+            level,
+        );
+        self.memo.insert(name, i);
+        Ok(i)
     }
 
     fn red_mid(
@@ -593,6 +941,7 @@ impl Builder<'_, '_> {
             cols: s_last,
             nodes: Vec::new(),
             memo: HashMap::new(),
+            window: None,
         };
         let root = sub.lower(operand)?;
         if sub
@@ -685,14 +1034,18 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         op: op.name.clone(),
         reason,
     };
+    // Subscripts (last-axis slices of inputs, read as GM views) are lowered below; the
+    // other indexing constructs are not.
     let mut construct = None;
     op.reference.any_node(|e| {
-        construct = construct.or(e.kind.indexing_construct());
+        if !matches!(e.kind, ExprKind::Subscript { .. } | ExprKind::Concat { .. }) {
+            construct = construct.or(e.kind.indexing_construct());
+        }
         false
     });
     if let Some(c) = construct {
         return Err(unsupported(format!(
-            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts and reductions over rows)"
+            "the reference uses {c}, which the offline proposer does not lower yet (it lowers elementwise maps, broadcasts, reductions over rows, step-1 last-axis slices of inputs and last-axis concats of them)"
         )));
     }
     for o in &op.outputs {
@@ -713,6 +1066,7 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         fast_math,
         defs,
         attrs: op.attr_values(),
+        views: RefCell::new(Vec::new()),
     };
     // Domain: the broadcast of every output shape and of the shapes of the outputs'
     // expressions before any last-axis reduction; outputs of rank one less are per-row.
@@ -739,8 +1093,15 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
     });
     if !has_mid {
         let mut widest = dom.clone();
+        // Inputs read whole widen the domain; sliced inputs widen it by their slices' shapes.
+        let (whole, sliced) = leaf_shapes(&ctx, &op.reference.statements);
         for i in &op.inputs {
-            widest = broadcast_loose(&widest, &i.decl.shape);
+            if whole.contains(&i.name) {
+                widest = broadcast_loose(&widest, &i.decl.shape);
+            }
+        }
+        for s in &sliced {
+            widest = broadcast_loose(&widest, s);
         }
         if widest != dom {
             // The outputs are per-row values of the inputs' domain.
@@ -750,6 +1111,12 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
     if dom.rank() == 0 {
         dom = ShapeTemplate::new(vec![Dim::Fixed(1)]);
     }
+    // A last-axis concat: the domain is one column segment of the outputs.
+    let segments = ctx.segments()?;
+    if let Some((_, g)) = segments {
+        let r = dom.rank();
+        dom.dims[r - 1] = Dim::Fixed(g);
+    }
     let lead = dom.dims[..dom.rank() - 1].to_vec();
     let cols = dom.dims[dom.rank() - 1].clone();
     let mut b = Builder {
@@ -758,15 +1125,36 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         cols,
         nodes: Vec::new(),
         memo: HashMap::new(),
+        window: None,
     };
     let mut outputs = Vec::new();
+    let mut out_views: Vec<View> = Vec::new();
     for o in &op.outputs {
         let st = op
             .reference
             .statement(&o.name)
             .ok_or_else(|| unsupported(format!("output `{}` is not assigned", o.name)))?;
-        let i = b.lower(&st.value)?;
-        outputs.push((o.name.clone(), o.decl.dtype, i));
+        match segments {
+            None => {
+                let i = b.lower(&st.value)?;
+                outputs.push((o.name.clone(), o.decl.dtype, i));
+            }
+            Some((d, g)) => {
+                // One output view per segment: columns [k·g, (k+1)·g) of every row.
+                for k in 0..d / g {
+                    b.window = Some((k * g, g));
+                    let i = b.lower(&st.value)?;
+                    b.window = None;
+                    let name = format!("{}__c{}_{g}", o.name, k * g);
+                    out_views.push(View {
+                        name: name.clone(),
+                        parent: o.name.clone(),
+                        first: k * g,
+                    });
+                    outputs.push((name, o.decl.dtype, i));
+                }
+            }
+        }
     }
     let dtypes = op
         .inputs
@@ -780,6 +1168,7 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
             Access::Uniform
                 | Access::Row {
                     contiguous: true,
+                    pitch: None,
                     ..
                 }
         ),
@@ -790,7 +1179,15 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         && op
             .outputs
             .iter()
-            .all(|o| o.decl.shape.rank() == b.lead.len() + 1);
+            .all(|o| o.decl.shape.rank() == b.lead.len() + 1)
+        && out_views.is_empty();
+    let views = ctx.views.borrow().clone();
+    let mut dtypes: HashMap<String, Dtype> = dtypes;
+    for v in &views {
+        if let Some(&d) = dtypes.get(&v.parent) {
+            dtypes.insert(v.name.clone(), d);
+        }
+    }
     Ok(Lowered {
         prog: Program {
             lead: b.lead,
@@ -801,7 +1198,42 @@ pub(crate) fn lower(op: &OpSpec, fast_math: bool) -> Result<Lowered, SynthError>
         outputs,
         dtypes,
         flat,
+        views,
+        out_views,
     })
+}
+
+/// The inputs the reference reads whole (a name outside any subscript, through
+/// intermediates), and the shapes of its subscripts of inputs.
+fn leaf_shapes(
+    ctx: &Ctx,
+    statements: &[crate::spec::reference::Statement],
+) -> (Vec<String>, Vec<ShapeTemplate>) {
+    fn walk(ctx: &Ctx, e: &Expr, whole: &mut Vec<String>, sliced: &mut Vec<ShapeTemplate>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if ctx.op.input(n).is_some() && !whole.contains(n) {
+                    whole.push(n.clone());
+                }
+            }
+            ExprKind::Subscript { operand, .. } if matches!(operand.kind, ExprKind::Name(_)) => {
+                if let Ok(s) = ctx.shape(e) {
+                    sliced.push(s);
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    walk(ctx, c, whole, sliced);
+                }
+            }
+        }
+    }
+    let mut whole = Vec::new();
+    let mut sliced = Vec::new();
+    for st in statements {
+        walk(ctx, &st.value, &mut whole, &mut sliced);
+    }
+    (whole, sliced)
 }
 
 /// Broadcast where the input may have more trailing extent than the outputs (an output

@@ -37,10 +37,11 @@
 //!
 //! [`Reference::parse`] checks syntax, function names and arity; [`infer_shapes`] resolves
 //! names and infers shapes; [`value_classes`] checks that indices are integers;
-//! [`evaluate`] computes in f64. The offline proposer and the eager decomposition do not
-//! lower subscripts, `concat`, `iota`, `argmax`/`argmin` or `take_along_axis` yet: they
-//! return `Unsupported` naming the construct
-//! ([`ExprKind::indexing_construct`]).
+//! [`evaluate`] computes in f64. The offline proposer lowers step-1 slices of an input's
+//! last axis (GM views) and last-axis `concat`s of elementwise expressions over them (column
+//! segments); the eager decomposition keeps slices as views and runs a concat as one launch.
+//! Other subscripts, `iota`, `argmax`/`argmin` and `take_along_axis` are not lowered yet:
+//! both return `Unsupported` naming the construct ([`ExprKind::indexing_construct`]).
 
 mod ast;
 mod error;
