@@ -1087,10 +1087,16 @@ impl<'a> Emitter<'a> {
         } else {
             x.to_string()
         };
+        let _ = f;
+        // A shifted copy is folded in place; anything else through the fold scratch.
+        let scr = if src == "shiftb" { "shiftb" } else { "rfoldb" };
         w(
             s,
             ind,
-            &format!("{f}(redb, {src}, workb, static_cast<int32_t>(n));"),
+            &format!(
+                "RowReduce(redb, {src}, {scr}, static_cast<uint32_t>(n), {});",
+                reduce_kind(op)
+            ),
         );
         let val = "redb.GetValue(0)";
         if first {
@@ -1152,6 +1158,15 @@ fn emit_reduce_final(
                 reduce_final(op, &format!("a{i}"), &format!("k{i}"))
             ),
         );
+    }
+}
+
+/// `RowReduce`'s / `TileReduce`'s kind of a reduction: 0 sum (and mean), 1 max, 2 min.
+fn reduce_kind(op: ReduceOp) -> u8 {
+    match op {
+        ReduceOp::Sum | ReduceOp::Mean => 0,
+        ReduceOp::Max => 1,
+        ReduceOp::Min => 2,
     }
 }
 
@@ -1505,7 +1520,7 @@ fn emit_row_body(
                     w(
                         s,
                         ind2,
-                        &format!("ReduceSum(redb, {l}, workb, static_cast<int32_t>(n));"),
+                        &format!("RowReduce(redb, {l}, rfoldb, static_cast<uint32_t>(n), 0);"),
                     );
                     w(s, ind2, &format!("b{i} += redb.GetValue(0);"));
                 }
@@ -1532,7 +1547,7 @@ fn emit_row_body(
                 w(
                     s,
                     ind2,
-                    "ReduceSum(redb, fub0, workb, static_cast<int32_t>(n));",
+                    "RowReduce(redb, fub0, fub0, static_cast<uint32_t>(n), 0);",
                 );
                 w(s, ind2, &format!("if (off == c0) a{t} = redb.GetValue(0); else a{t} = a{t} * expf(pm{m} - a{m}) + redb.GetValue(0);"));
             }
@@ -3015,8 +3030,9 @@ pub(crate) fn emit(
             "1",
             "32".into(),
         );
-        let b = chunk_only(e.tile, "((TL) / 64 + 16) / 8 * 8 * 4");
-        e.add_buf("workbuf".into(), "TBuf<TPosition::VECCALC>", "1", b);
+        // The fold scratch of `RowReduce`: half a row (or chunk) plus one 64-lane group.
+        let b = chunk_only(e.tile, "((TL) / 2 + 64) * 4");
+        e.add_buf("rfoldbuf".into(), "TBuf<TPosition::VECCALC>", "1", b);
     }
     if e.uses_tile {
         // One 64-lane group per row of the tile, and one padded row for the per-row folds
@@ -3156,7 +3172,7 @@ fn finish(e: Emitter) -> Emitted {
         let _ = writeln!(k, "    tmp{tmp} = tb{tmp}.Get<float>();");
     }
     if e.uses_reduce {
-        k.push_str("    redb = redbuf.Get<float>();\n    workb = workbuf.Get<float>();\n");
+        k.push_str("    redb = redbuf.Get<float>();\n    rfoldb = rfoldbuf.Get<float>();\n");
     }
     if e.uses_shift {
         k.push_str("    shiftb = shiftbuf.Get<float>();\n");
@@ -3198,8 +3214,14 @@ fn finish(e: Emitter) -> Emitted {
     k.push_str("  __aicore__ inline void Process() {\n");
     k.push_str(&e.body);
     k.push_str("  }\n\n private:\n");
+    if e.uses_tile || e.uses_reduce {
+        k.push_str(FOLD_OPS);
+    }
     if e.uses_tile {
         k.push_str(TILE_REDUCE);
+    }
+    if e.uses_reduce {
+        k.push_str(ROW_REDUCE);
     }
     if e.has_wide {
         k.push_str(WIDE_BIN);
@@ -3220,7 +3242,7 @@ fn finish(e: Emitter) -> Emitted {
         let _ = writeln!(k, "  LocalTensor<float> tmp{tmp};");
     }
     if e.uses_reduce {
-        k.push_str("  LocalTensor<float> redb, workb;\n");
+        k.push_str("  LocalTensor<float> redb, rfoldb;\n");
     }
     if e.uses_shift {
         k.push_str("  LocalTensor<float> shiftb;\n");
@@ -3268,7 +3290,7 @@ fn finish(e: Emitter) -> Emitted {
 /// group for all rows (repeat = row), longer rows by halving count-form folds of each row;
 /// then one `WholeReduce*` per tile (per row for long rows). Rows under 64 elements reduce
 /// straight from the tile with a `C`-lane mask. Only lanes `c < C` are read.
-const TILE_REDUCE: &str = r#"  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
+const FOLD_OPS: &str = r#"  __aicore__ inline void TileOp(int kind, const LocalTensor<float>& d, const LocalTensor<float>& a,
                                 const LocalTensor<float>& b, uint32_t lanes, uint32_t rep,
                                 const BinaryRepeatParams& p) {
     uint64_t m = static_cast<uint64_t>(lanes);
@@ -3290,7 +3312,10 @@ const TILE_REDUCE: &str = r#"  __aicore__ inline void TileOp(int kind, const Loc
     else if (kind == 1) WholeReduceMax(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
     else WholeReduceMin(d, x, m, r, 1, 1, sr, ReduceOrder::ORDER_ONLY_VALUE);
   }
-  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
+"#;
+
+/// `TileReduce`, over the operations of [`FOLD_OPS`].
+const TILE_REDUCE: &str = r#"  __aicore__ inline void TileReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x, uint32_t nt, int kind) {
     const uint32_t G = C / 64u, tl = C % 64u;
     if (P <= 2040u) {
       const uint8_t rs = static_cast<uint8_t>(P / 8u);
@@ -3331,6 +3356,42 @@ const TILE_REDUCE: &str = r#"  __aicore__ inline void TileOp(int kind, const Loc
       }
       WholeOp(kind, dst[j], foldb, 64u, 1u, 8u);
     }
+  }
+"#;
+
+/// One row (or chunk) of `n` fp32 elements reduced to `dst[0]` (`kind` 0 sum, 1 max, 2
+/// min): halving count-form folds (the simple vector ops' 64 fp32 lanes per cycle) into
+/// `scr` down to one 64-lane group, then one `WholeReduce` — instead of the count-form
+/// `ReduceSum`/`ReduceMax`, whose repeat-wise reductions run at the WholeReduce rate (64/7
+/// fp32 elements per cycle, api-reference §4.2). `scr` holds at least n / 2 + 64 floats
+/// and may be `x` itself (x is then overwritten). Sums are pairwise.
+const ROW_REDUCE: &str = r#"  __aicore__ inline void RowReduce(const LocalTensor<float>& dst, const LocalTensor<float>& x,
+                                   const LocalTensor<float>& scr, uint32_t n, int kind) {
+    const uint32_t G = n / 64u, tl = n % 64u;
+    if (G == 0u) {
+      WholeOp(kind, dst, x, tl, 1u, 8u);
+      return;
+    }
+    if (G == 1u && tl == 0u) {
+      WholeOp(kind, dst, x, 64u, 1u, 8u);
+      return;
+    }
+    uint32_t len = 64u;
+    if (G == 1u) {
+      Adds(scr, x, 0.0f, static_cast<int32_t>(64));
+    } else {
+      len = G / 2u * 64u;
+      FoldOp(kind, scr, x, x[len], len);
+      if (G % 2u) FoldOp(kind, scr, scr, x[2u * len], 64u);
+    }
+    if (tl > 0u) FoldOp(kind, scr, scr, x[G * 64u], tl);
+    while (len > 64u) {
+      const uint32_t g = len / 64u, hh = g / 2u * 64u;
+      FoldOp(kind, scr, scr, scr[hh], hh);
+      if (g % 2u) FoldOp(kind, scr, scr, scr[2u * hh], 64u);
+      len = hh;
+    }
+    WholeOp(kind, dst, scr, 64u, 1u, 8u);
   }
 "#;
 
