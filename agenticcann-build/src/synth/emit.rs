@@ -1794,6 +1794,24 @@ fn open_row(s: &mut String, ind: usize) {
     w(s, ind, "(void)r; (void)o; (void)n64;");
 }
 
+/// True when a resident tile is computed as one span of `nt · P` elements: no reductions,
+/// no per-row values and no `[C]` vectors (each would need a per-row operand), every
+/// output a full row.
+fn tile_flat(e: &Emitter) -> bool {
+    let lw = e.lw;
+    lw.prog.nodes.iter().all(|n| match &n.op {
+        Op::RedLast(..) | Op::RedMid { .. } => false,
+        Op::Input {
+            access: Access::Vec,
+            ..
+        } => false,
+        _ => n.level != Level::RowScalar,
+    }) && lw
+        .outputs
+        .iter()
+        .all(|(name, _, node)| lw.prog.nodes[*node].level == Level::Row && full_output(e, name))
+}
+
 /// How a tile-wide reduction's rows get their shift (means are shifted by the row's first
 /// element, see [`Emitter::emit_reduce`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -2947,6 +2965,23 @@ pub(crate) fn emit(
             let mut rb = String::new();
             early = emit_tile_body(&mut e, &mut rb, 3)?;
             s.push_str(&rb);
+        } else if tile_flat(&e) {
+            // Elementwise over whole tiles: every operand is a tile of `nt` rows at pitch
+            // P, so one count-form instruction per node covers the tile (the pad lanes
+            // between rows compute garbage that is never copied out). Its temporaries hold
+            // a tile.
+            w(s, 3, "{");
+            w(s, 4, "const uint32_t j = 0, r = row0, o = 0, n = nt * P;");
+            w(s, 4, "const uint32_t n64 = (n + 63u) / 64u * 64u;");
+            w(s, 4, "(void)j; (void)r; (void)o; (void)n64;");
+            let before = e.ntemps;
+            e.ntemps = 0;
+            let mut rb = String::new();
+            emit_row_body(&mut e, &mut rb, 4, Mode::Resident)?;
+            s.push_str(&rb);
+            e.wide_temps = e.ntemps;
+            e.ntemps = e.ntemps.max(before);
+            w(s, 3, "}");
         } else {
             w(s, 3, "for (uint32_t j = 0; j < nt; j++) {");
             open_row(s, 4);
