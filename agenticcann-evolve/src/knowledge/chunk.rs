@@ -94,7 +94,8 @@ impl fmt::Display for Level {
 pub enum Patterns {
     /// `["*"]`: every pattern.
     All,
-    /// The listed patterns (never empty).
+    /// The listed patterns; none for a repair-only L2 rule (`patterns = []`: served in
+    /// repair for its error kinds, never in init or mutation).
     Some(Vec<Pattern>),
 }
 
@@ -196,8 +197,14 @@ pub fn parse(
     }
     let patterns = if fm.patterns == ["*"] {
         Some(Patterns::All)
+    } else if fm.patterns.is_empty() && level == Some(Level::L2) {
+        // A repair-only rule: served for its error kinds, in no pattern's init or mutation.
+        Some(Patterns::Some(Vec::new()))
     } else if fm.patterns.is_empty() {
-        problems.push("patterns: empty (list pattern names, or [\"*\"] for all)".to_string());
+        problems.push(
+            "patterns: empty (list pattern names, or [\"*\"] for all; only an L2 rule may list none)"
+                .to_string(),
+        );
         None
     } else {
         let mut ps = Vec::new();
@@ -275,6 +282,25 @@ mod tests {
 
     fn chunk(text: &str) -> Result<Chunk, Vec<String>> {
         parse(Path::new("L2/x.md"), text.as_bytes(), "L2.x", Level::L2)
+    }
+
+    #[test]
+    fn an_l2_rule_without_patterns_is_repair_only() {
+        let c = chunk(
+            "+++\nid = \"L2.x\"\nlevel = 2\npatterns = []\n\
+             error_kinds = [\"gm_read_race\"]\nsummary = \"s\"\n+++\n- rule\n",
+        )
+        .unwrap();
+        assert!(!c.patterns.contains(Pattern::Softmax));
+        assert!(c.prevents("gm_read_race"));
+        let l3 = parse(
+            Path::new("L3/softmax.md"),
+            b"+++\nid = \"L3.softmax\"\nlevel = 3\npatterns = []\nsummary = \"s\"\n+++\n- x\n",
+            "L3.softmax",
+            Level::L3,
+        )
+        .unwrap_err();
+        assert!(l3.iter().any(|p| p.contains("only an L2 rule")), "{l3:?}");
     }
 
     #[test]
