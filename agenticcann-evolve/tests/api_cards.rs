@@ -67,6 +67,10 @@ extern "C" __global__ __aicore__ void cards(GM_ADDR x, GM_ADDR y) {
   DataCopy(yGm, o, 64);
   DataCopyPad(yGm, o, DataCopyExtParams{(uint16_t)rows, (uint32_t)bytes, 0, 0, 0});
   outQ.FreeTensor(o);
+  // L2.cross-core
+  yGm.SetValue(0, (half)1.0f);
+  DataCacheCleanAndInvalid<half>(yGm[0]);
+  SyncAll();
 }
 "#;
 
